@@ -1,0 +1,25 @@
+"""Builds the C++ kernels (flambeau_cpu._C). Portable by default; FLAMBEAU_NATIVE_ARCH=1 tunes for this CPU."""
+import os
+import sys
+
+from pybind11.setup_helpers import Pybind11Extension, build_ext
+from setuptools import setup
+
+compile_args = ["-O3", "-fopenmp", "-fno-math-errno"]
+if os.environ.get("FLAMBEAU_NATIVE_ARCH") == "1":
+    compile_args.append("-march=native")
+link_args = ["-fopenmp"]
+if sys.platform == "darwin":  # Apple clang has no -fopenmp without libomp
+    compile_args.remove("-fopenmp")
+    link_args = []
+
+ext = Pybind11Extension(
+    "flambeau_cpu._C",
+    sorted(os.path.join("csrc", f) for f in os.listdir("csrc") if f.endswith(".cpp")),
+    include_dirs=["csrc"],
+    cxx_std=17,
+    extra_compile_args=compile_args,
+    extra_link_args=link_args,
+)
+
+setup(ext_modules=[ext], cmdclass={"build_ext": build_ext})

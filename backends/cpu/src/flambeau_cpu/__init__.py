@@ -1,0 +1,11 @@
+"""flambeau's CPU backend: found through the ``flambeau.backends`` entry point ``cpu``."""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+
+def create_backend():
+    """The entry point's factory."""
+    from ._backend import CpuBackend
+
+    return CpuBackend()

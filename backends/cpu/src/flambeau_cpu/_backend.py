@@ -1,0 +1,74 @@
+"""The CPU backend: numpy arrays as storage, C++ and numpy kernels."""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import numpy as np
+from flambeau import _dtypes
+from flambeau.plugins import Backend
+
+from . import _storage
+
+
+class CpuBackend(Backend):
+    """Tensors in host memory, held as numpy arrays."""
+
+    name = "cpu"
+    priority = 0
+    dtypes = frozenset(_dtypes.ALL_DTYPES)
+    dlpack_device_type = 1  # kDLCPU
+
+    def __init__(self) -> None:
+        self.generator = np.random.Generator(np.random.PCG64())
+
+    def empty(self, shape: tuple[int, ...], dtype: _dtypes.dtype, device: Any) -> np.ndarray:
+        return np.empty(shape, dtype._np if dtype._np is not None else dtype.numpy_dtype)
+
+    def full(self, shape, fill_value, dtype, device):
+        if hasattr(fill_value, "_data"):
+            fill_value = fill_value.item()
+        out = np.empty(shape, dtype.numpy_dtype)
+        out.fill(fill_value)
+        return out
+
+    def fill_(self, native: np.ndarray, value: Any) -> None:
+        native[...] = value
+
+    def from_numpy(self, array: np.ndarray, device: Any) -> np.ndarray:
+        return array
+
+    def to_numpy(self, native: np.ndarray) -> np.ndarray:
+        return native
+
+    def copy_(self, dst: np.ndarray, src: np.ndarray) -> None:
+        np.copyto(dst, src, casting="unsafe")
+
+    def from_dlpack(self, obj: Any) -> np.ndarray:
+        return np.from_dlpack(obj)
+
+    def storage_offset(self, native: np.ndarray) -> int:
+        return _storage.storage_offset(native)
+
+    def storage_numel(self, native: np.ndarray) -> int:
+        return _storage.storage_numel(native)
+
+    def data_ptr(self, native: np.ndarray) -> int:
+        return native.__array_interface__["data"][0]
+
+    def manual_seed(self, seed: int) -> None:
+        self.generator = np.random.Generator(np.random.PCG64(seed))
+
+    def set_num_threads(self, n: int) -> None:
+        from . import _C
+
+        _C.set_num_threads(n)
+
+    def get_num_threads(self) -> int:
+        from . import _C
+
+        return _C.get_num_threads()
+
+    def kernels(self) -> Mapping[str, Callable[..., Any]]:
+        from .kernels import all_kernels
+
+        return all_kernels()

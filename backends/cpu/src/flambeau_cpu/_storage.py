@@ -1,0 +1,43 @@
+"""Where a numpy view's memory begins and ends, for strides, offsets and ``as_strided``."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def root(array: np.ndarray) -> np.ndarray:
+    """The outermost ndarray whose memory ``array`` views (itself when it owns its data)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
+
+
+def storage_offset(array: np.ndarray) -> int:
+    """Elements between the start of the storage and ``array``'s first element."""
+    return (_address(array) - _address(root(array))) // array.itemsize
+
+
+def storage_numel(array: np.ndarray) -> int:
+    """How many elements of ``array``'s dtype the storage holds."""
+    return root(array).nbytes // array.itemsize
+
+
+def flat_storage(array: np.ndarray) -> np.ndarray:
+    """The whole storage under ``array`` as a 1-D array of its dtype, writes shared."""
+    base = root(array)
+    if not (base.flags.c_contiguous or base.flags.f_contiguous):
+        raise RuntimeError("as_strided: the storage under this tensor is not contiguous")
+    raw = base.reshape(-1, order="A").view(np.uint8)
+    return raw[: (raw.size // array.itemsize) * array.itemsize].view(array.dtype)
+
+
+def as_strided(array: np.ndarray, size, stride, storage_offset_: int | None) -> np.ndarray:
+    """A view of ``array``'s storage with element strides, bounds already checked by the meta function."""
+    flat = flat_storage(array)
+    offset = storage_offset(array) if storage_offset_ is None else storage_offset_
+    item = array.itemsize
+    return np.lib.stride_tricks.as_strided(flat[offset:], shape=tuple(size),
+                                           strides=tuple(s * item for s in stride), writeable=True)

@@ -1,0 +1,18 @@
+"""The CPU backend's kernels, by op name: numpy calls where numpy is fast, C++ where it is not."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+def all_kernels() -> dict[str, Callable[..., Any]]:
+    from . import elementwise, factories, indexing, linalg, reductions, views
+
+    table: dict[str, Callable[..., Any]] = {}
+    for module in (elementwise, reductions, views, linalg, factories, indexing):
+        table.update(module.KERNELS)
+    try:
+        from . import native
+    except ImportError:  # the C++ extension is optional at run time only in a source checkout
+        return table
+    table.update(native.KERNELS)
+    return table

@@ -1,0 +1,221 @@
+"""numpy kernels for pointwise ops. Each fills its preallocated ``out`` (see ``flambeau.ops``)."""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+
+def _is_int(x: Any) -> bool:
+    kind = x.dtype.kind if isinstance(x, np.ndarray) else ("i" if isinstance(x, int) else "f")
+    return kind in "iub"
+
+
+def _check_int_divisor(input: Any, other: Any) -> None:
+    """Integer division by zero raises, as on PyTorch's CPU, before anything is written."""
+    if _is_int(input) and _is_int(other) and np.any(np.asarray(other) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def add(input, other, alpha, out):
+    if alpha == 1:
+        np.add(input, other, out=out)
+    else:
+        np.add(input, np.multiply(other, alpha), out=out)
+
+
+def sub(input, other, alpha, out):
+    if alpha == 1:
+        np.subtract(input, other, out=out)
+    else:
+        np.subtract(input, np.multiply(other, alpha), out=out)
+
+
+def mul(input, other, out):
+    np.multiply(input, other, out=out)
+
+
+def div(input, other, rounding_mode, out):
+    if rounding_mode is None:
+        np.true_divide(input, other, out=out, casting="unsafe")
+    elif out.dtype.kind in "iu":
+        _check_int_divisor(input, other)
+        quotient = np.floor_divide(input, other)
+        if rounding_mode == "trunc":
+            inexact = (np.remainder(input, other) != 0) & ((np.asarray(input) < 0) != (np.asarray(other) < 0))
+            quotient = quotient + inexact
+        np.copyto(out, quotient, casting="unsafe")
+    elif rounding_mode == "trunc":
+        np.trunc(np.true_divide(input, other), out=out, casting="unsafe")
+    else:
+        np.floor(np.true_divide(input, other), out=out, casting="unsafe")
+
+
+def floor_divide(input, other, out):
+    if out.dtype.kind in "iu":
+        _check_int_divisor(input, other)
+        np.floor_divide(input, other, out=out, casting="unsafe")
+    else:
+        np.floor(np.true_divide(input, other), out=out, casting="unsafe")
+
+
+def remainder(input, other, out):
+    if out.dtype.kind in "iu":
+        _check_int_divisor(input, other)
+    np.remainder(input, other, out=out, casting="unsafe")
+
+
+def fmod(input, other, out):
+    if out.dtype.kind in "iu":
+        _check_int_divisor(input, other)
+    np.fmod(input, other, out=out, casting="unsafe")
+
+
+def pow(input, exponent, out):
+    if out.dtype.kind in "iu" and isinstance(exponent, np.ndarray) and exponent.dtype.kind == "i" \
+            and np.any(exponent < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    np.power(input, exponent, out=out, casting="unsafe")
+
+
+def atan2(input, other, out):
+    np.arctan2(input, other, out=out, casting="unsafe")
+
+
+def maximum(input, other, out):
+    np.maximum(input, other, out=out, casting="unsafe")
+
+
+def minimum(input, other, out):
+    np.minimum(input, other, out=out, casting="unsafe")
+
+
+def where(condition, input, other, out):
+    np.copyto(out, np.where(condition, input, other), casting="unsafe")
+
+
+def clamp(input, min, max, out):
+    if min is None:
+        np.minimum(input, max, out=out, casting="unsafe")
+    elif max is None:
+        np.maximum(input, min, out=out, casting="unsafe")
+    else:
+        # PyTorch: min(max(x, lo), hi), so hi wins when lo > hi.
+        np.minimum(np.maximum(input, min), max, out=out, casting="unsafe")
+
+
+def lerp(input, end, weight, out):
+    diff = np.subtract(end, input)
+    weight = np.asarray(weight)
+    # Two formulas, each exact at its end (PyTorch's choice): start + w*d below 0.5, end - (1-w)*d above.
+    low = np.add(input, weight * diff)
+    high = np.subtract(end, diff * (1 - weight))
+    np.copyto(out, np.where(np.abs(weight) < 0.5, low, high), casting="unsafe")
+
+
+def neg(input, out):
+    np.negative(input, out=out)
+
+
+def abs(input, out):
+    np.absolute(input, out=out, casting="unsafe")
+
+
+def sign(input, out):
+    np.sign(input, out=out)
+
+
+def reciprocal(input, out):
+    np.true_divide(1.0, input, out=out, casting="unsafe")
+
+
+def square(input, out):
+    np.multiply(input, input, out=out, casting="unsafe")
+
+
+def round(input, decimals, out):
+    if input.dtype.kind in "iub":
+        np.copyto(out, input)
+    else:
+        np.round(input, decimals, out=out)
+
+
+def _integer_identity(ufunc: Callable[..., Any]) -> Callable[..., Any]:
+    def kernel(input, out):
+        if input.dtype.kind in "iub":
+            np.copyto(out, input)
+        else:
+            ufunc(input, out=out)
+    return kernel
+
+
+def frac(input, out):
+    np.subtract(input, np.trunc(input), out=out)
+
+
+def _float_unary(ufunc: Callable[..., Any]) -> Callable[..., Any]:
+    def kernel(input, out):
+        ufunc(input, out=out, casting="unsafe")
+    kernel.__name__ = ufunc.__name__
+    return kernel
+
+
+def rsqrt(input, out):
+    np.true_divide(1.0, np.sqrt(input, dtype=out.dtype if out.dtype.kind != "V" else None), out=out, casting="unsafe")
+
+
+def sigmoid(input, out):
+    x = np.asarray(input, dtype=out.dtype) if input.dtype != out.dtype else input
+    # exp of -|x| never overflows; the two branches meet at 0.
+    e = np.exp(-np.abs(x))
+    np.copyto(out, np.where(x >= 0, 1 / (1 + e), e / (1 + e)), casting="unsafe")
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def erf(input, out):
+    np.copyto(out, _erf(input.astype(np.float64)).astype(np.float64), casting="unsafe")
+
+
+def erfc(input, out):
+    np.copyto(out, _erfc(input.astype(np.float64)).astype(np.float64), casting="unsafe")
+
+
+def _bool_unary(ufunc: Callable[..., Any]) -> Callable[..., Any]:
+    def kernel(input, out):
+        ufunc(input, out=out)
+    return kernel
+
+
+def _binary(ufunc: Callable[..., Any]) -> Callable[..., Any]:
+    def kernel(input, other, out):
+        ufunc(input, other, out=out, casting="unsafe")
+    return kernel
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "add": add, "sub": sub, "mul": mul, "div": div, "floor_divide": floor_divide, "remainder": remainder,
+    "fmod": fmod, "pow": pow, "atan2": atan2, "maximum": maximum, "minimum": minimum, "where": where,
+    "clamp": clamp, "lerp": lerp, "neg": neg, "abs": abs, "sign": sign, "reciprocal": reciprocal,
+    "square": square, "round": round, "frac": frac, "rsqrt": rsqrt, "sigmoid": sigmoid, "erf": erf, "erfc": erfc,
+    "floor": _integer_identity(np.floor), "ceil": _integer_identity(np.ceil), "trunc": _integer_identity(np.trunc),
+    "logical_not": _bool_unary(np.logical_not), "bitwise_not": _bool_unary(np.invert),
+    "isnan": _bool_unary(np.isnan), "isinf": _bool_unary(np.isinf), "isfinite": _bool_unary(np.isfinite),
+}
+for _name, _ufunc in {
+    "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2, "log10": np.log10,
+    "log1p": np.log1p, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
+    "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh,
+    "acosh": np.arccosh, "atanh": np.arctanh,
+}.items():
+    KERNELS[_name] = _float_unary(_ufunc)
+for _name, _ufunc in {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+    "ge": np.greater_equal, "logical_and": np.logical_and, "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor, "bitwise_left_shift": np.left_shift, "bitwise_right_shift": np.right_shift,
+}.items():
+    KERNELS[_name] = _binary(_ufunc)

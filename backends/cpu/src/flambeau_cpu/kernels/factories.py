@@ -1,0 +1,60 @@
+"""numpy kernels for factory ops and copies."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+
+def _unwrap(value: Any) -> Any:
+    return value.item() if isinstance(value, np.ndarray) else value
+
+
+def arange(start, end, step, dtype, device, requires_grad, out):
+    count = out.shape[0]
+    if out.dtype.kind in "iu" and all(isinstance(v, int) for v in (start, end, step)):
+        np.copyto(out, start + step * np.arange(count, dtype=np.int64), casting="unsafe")
+    else:
+        np.copyto(out, start + step * np.arange(count, dtype=np.float64), casting="unsafe")
+
+
+def linspace(start, end, steps, dtype, device, requires_grad, out):
+    values = np.linspace(_unwrap(start), _unwrap(end), steps, dtype=np.float64)
+    np.copyto(out, np.trunc(values) if out.dtype.kind in "iu" else values, casting="unsafe")
+
+
+def logspace(start, end, steps, base, dtype, device, requires_grad, out):
+    exponents = np.linspace(_unwrap(start), _unwrap(end), steps, dtype=np.float64)
+    np.copyto(out, np.power(float(base), exponents), casting="unsafe")
+
+
+def eye(n, m, dtype, device, requires_grad, out):
+    out.fill(0)
+    if out.size:
+        np.fill_diagonal(out, 1)
+
+
+def clone(input, memory_format, out):
+    np.copyto(out, input)
+
+
+def copy(input, src, out):
+    if isinstance(src, np.ndarray) and src.dtype.kind == "c" and out.dtype.kind != "c":
+        src = src.real
+    np.copyto(out, src, casting="unsafe")
+
+
+def fill(input, value, out):
+    out[...] = value
+
+
+def to_dtype(input, dtype, out):
+    if input.dtype.kind == "c" and out.dtype.kind != "c":
+        input = input.real
+    np.copyto(out, input, casting="unsafe")
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "arange": arange, "linspace": linspace, "logspace": logspace, "eye": eye, "clone": clone, "copy": copy,
+    "fill": fill, "to_dtype": to_dtype,
+}

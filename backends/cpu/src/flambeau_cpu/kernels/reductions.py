@@ -1,0 +1,92 @@
+"""numpy kernels for reductions."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+
+def _axes(input: np.ndarray, dim: Any) -> Any:
+    """numpy's ``axis`` for a reduction's ``dim`` (None or an empty sequence: all dims)."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return None
+    if input.ndim == 0:
+        return None
+    return dim if isinstance(dim, int) else tuple(dim)
+
+
+def _reducer(ufunc_reduce: Callable[..., Any]) -> Callable[..., Any]:
+    def kernel(input, dim, keepdim, dtype, out):
+        axis = _axes(input, dim)
+        if input.ndim == 0:
+            np.copyto(out, input, casting="unsafe")
+            return
+        ufunc_reduce(input, axis=axis, keepdims=keepdim and axis is not None or (keepdim and input.ndim > 0),
+                     out=out, dtype=out.dtype if out.dtype.kind != "V" else None)
+    return kernel
+
+
+def sum(input, dim, keepdim, dtype, out):
+    _reducer(np.sum)(input, dim, keepdim, dtype, out)
+
+
+def mean(input, dim, keepdim, dtype, out):
+    if input.size == 0:
+        out.fill(np.nan)
+        return
+    _reducer(np.mean)(input, dim, keepdim, dtype, out)
+
+
+def prod(input, dim, keepdim, dtype, out):
+    _reducer(np.prod)(input, dim, keepdim, dtype, out)
+
+
+def _extreme(reduce: Callable[..., Any]) -> Callable[..., Any]:
+    def kernel(input, dim, keepdim, out):
+        axis = _axes(input, dim)
+        if input.ndim == 0:
+            np.copyto(out, input)
+            return
+        reduce(input, axis=axis, keepdims=keepdim, out=out)
+    return kernel
+
+
+def _extreme_dim(arg: Callable[..., Any]) -> Callable[..., Any]:
+    def kernel(input, dim, keepdim, out):
+        values, indices = out
+        if input.ndim == 0:
+            np.copyto(values, input)
+            indices.fill(0)
+            return
+        index = arg(input, axis=dim, keepdims=True)
+        np.copyto(values, np.take_along_axis(input, index, axis=dim).reshape(values.shape))
+        np.copyto(indices, index.reshape(indices.shape))
+    return kernel
+
+
+def _arg(arg: Callable[..., Any]) -> Callable[..., Any]:
+    def kernel(input, dim, keepdim, out):
+        if input.ndim == 0:
+            out.fill(0)
+            return
+        np.copyto(out, arg(input, axis=dim, keepdims=keepdim))
+    return kernel
+
+
+def _logical(reduce: Callable[..., Any]) -> Callable[..., Any]:
+    def kernel(input, dim, keepdim, out):
+        axis = _axes(input, dim)
+        if input.ndim == 0:
+            np.copyto(out, input != 0, casting="unsafe")
+            return
+        np.copyto(out, reduce(input, axis=axis, keepdims=keepdim), casting="unsafe")
+    return kernel
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "sum": sum, "mean": mean, "prod": prod,
+    "amax": _extreme(np.amax), "amin": _extreme(np.amin),
+    "max_dim": _extreme_dim(np.argmax), "min_dim": _extreme_dim(np.argmin),
+    "argmax": _arg(np.argmax), "argmin": _arg(np.argmin),
+    "all": _logical(np.all), "any": _logical(np.any),
+}

@@ -1,0 +1,99 @@
+"""flambeau: a deep-learning framework with PyTorch's API, built from separately installed packages.
+
+``import flambeau as fb`` gives the tensor library; other distributions add subpackages
+(``flambeau.autograd``, ``flambeau.nn``, ...) and backends (``cpu``, ``cuda``, ...).
+"""
+from __future__ import annotations
+
+from pkgutil import extend_path
+
+# Other distributions ship flambeau/nn, flambeau/optim...: find them in plain and editable installs.
+__path__ = extend_path(__path__, __name__)
+
+__version__ = "0.1.0"
+
+from . import _missing  # noqa: E402
+
+_missing.install()
+
+from ._device import device  # noqa: E402
+from ._dtypes import (  # noqa: E402
+    bfloat16, bool, can_cast, complex64, complex128, dtype, finfo, float16, float32, float64, get_default_dtype,
+    iinfo, int8, int16, int32, int64, promote_types, result_type, set_default_dtype, uint8,
+)
+from ._size import Size  # noqa: E402
+from ._tensor import Tensor  # noqa: E402
+from ._tensor_repr import set_printoptions  # noqa: E402
+from ._creation import (  # noqa: E402
+    arange, as_tensor, asarray, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones, ones_like,
+    tensor, zeros, zeros_like,
+)
+from .ops import get_default_device, set_default_device  # noqa: E402
+from . import ops, plugins, return_types  # noqa: E402
+
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+cfloat = complex64
+cdouble = complex128
+
+
+def is_tensor(obj: object) -> bool:
+    """Whether ``obj`` is a flambeau Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``."""
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:
+    return input.is_complex()
+
+
+def set_num_threads(n: int) -> None:
+    """Set how many threads the CPU backend's kernels use."""
+    from .plugins import loaded_backend
+
+    if not isinstance(n, builtins_int) or n < 1:
+        raise RuntimeError(f"set_num_threads expects a positive integer, got {n}")
+    loaded_backend("cpu").set_num_threads(n)
+
+
+def get_num_threads() -> int:
+    """How many threads the CPU backend's kernels use."""
+    from .plugins import loaded_backend
+
+    return loaded_backend("cpu").get_num_threads()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the random generators of every loaded backend."""
+    from .plugins._loader import BACKENDS
+
+    for name in ("cpu", *BACKENDS):
+        try:
+            plugins.loaded_backend(name).manual_seed(builtins_int(seed))
+        except plugins.BackendUnavailable:
+            pass
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_int = _builtins.int
+
+from .plugins import _loader  # noqa: E402
+from . import _methods  # noqa: E402
+
+# Plugins load last, so that none of them sees a half-initialised core.
+_loader.load()
+_methods.install(__import__(__name__))
+del _loader

@@ -1,0 +1,86 @@
+"""``Tensor.to`` and ``Tensor.type``: dtype casts and copies between devices."""
+from __future__ import annotations
+
+from typing import Any
+
+from . import _dtypes
+from ._device import device as _device
+from ._tensor import Tensor, wrap
+
+_TYPE_STRINGS = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                 "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+                 "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+                 "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+
+
+def _parse_to_args(tensor: Tensor, args: tuple, kwargs: dict) -> tuple[Any, Any, bool]:
+    dev = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for arg in args:
+        if isinstance(arg, _dtypes.dtype):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            dev, dtype = arg._device, arg._dtype
+        elif isinstance(arg, (str, _device, int)) and not isinstance(arg, bool):
+            dev = _device(f"cuda:{arg}") if isinstance(arg, int) else _device(arg)
+        elif isinstance(arg, bool):
+            copy = arg
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(arg).__name__})")
+    return dev, dtype, copy
+
+
+def tensor_to(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    from .ops._dispatch import resolve_device
+    from .ops._registry import FUNCTIONS
+
+    dev, dtype, copy = _parse_to_args(tensor, args, dict(kwargs))
+    result = tensor
+    if dev is not None:
+        dev = resolve_device(dev)
+        if dev is not tensor._device:
+            result = to_device(tensor, dev)
+            copy = False
+    if dtype is not None and dtype is not result._dtype:
+        result = FUNCTIONS["to_dtype"](result, dtype)
+        copy = False
+    if copy and result is tensor:
+        result = tensor.clone()
+    return result
+
+
+def to_device(tensor: Tensor, dev: _device) -> Tensor:
+    """A copy on another device: through the host unless both are the same backend."""
+    from .ops._dispatch import autograd_engine
+    from .ops._registry import TABLES
+
+    source = TABLES[tensor._device.type].backend
+    target = TABLES[dev.type].backend
+    if source is target:
+        native = target.empty(tensor._data.shape, tensor._dtype, dev)
+        target.copy_(native, tensor._data)
+    else:
+        native = target.from_numpy(source.to_numpy(tensor._data), dev)
+    result = wrap(native, tensor._dtype, dev)
+    engine = autograd_engine()
+    if tensor._requires_grad and engine is not None:
+        engine.record_device_copy(tensor, result)
+    return result
+
+
+def tensor_type(tensor: Tensor, dtype: Any) -> Any:
+    if dtype is None:
+        prefix = "flambeau." if tensor._device.type == "cpu" else f"flambeau.{tensor._device.type}."
+        return prefix + _TYPE_STRINGS[tensor._dtype.name]
+    if isinstance(dtype, str):
+        name = dtype.rsplit(".", 1)[-1]
+        matches = [d for d, s in _TYPE_STRINGS.items() if s == name]
+        if not matches:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _dtypes._BY_NAME[matches[0]]
+    return tensor.to(dtype)

@@ -1,0 +1,256 @@
+"""Declarations of core-tensor's pointwise ops: arithmetic, math functions, comparisons."""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _dtypes
+from .._tensor import Tensor
+from ..ops._decl import OpDecl
+from ..ops.meta import (binary_result_type, broadcast, broadcast_shapes, is_integral, result_type, shape_of,
+                        to_float, type_name)
+
+BINARY = "(input: Tensor, other: TensorOrScalar)"
+
+
+def _binary_meta(input: Any, other: Any) -> tuple:
+    return broadcast(input, other), binary_result_type(input, other)
+
+
+def _add_meta(input: Any, other: Any, alpha: Any = 1) -> tuple:
+    dt = binary_result_type(input, other)
+    if alpha != 1:
+        if isinstance(alpha, float) and is_integral(dt):
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+        if isinstance(alpha, bool) is False and dt is _dtypes.bool and isinstance(alpha, (int, float)):
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    return broadcast(input, other), dt
+
+
+def _sub_meta(input: Any, other: Any, alpha: Any = 1) -> tuple:
+    if _is_bool(input) and _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if _is_bool(input) or _is_bool(other):
+        if isinstance(input, Tensor) and isinstance(other, Tensor) or isinstance(other, bool):
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
+    return _add_meta(input, other, alpha)
+
+
+def _is_bool(x: Any) -> bool:
+    return (isinstance(x, Tensor) and x._dtype is _dtypes.bool) or isinstance(x, bool)
+
+
+def _div_meta(input: Any, other: Any, rounding_mode: str | None = None) -> tuple:
+    dt = binary_result_type(input, other)
+    if rounding_mode is None:
+        dt = to_float(dt)
+    elif rounding_mode not in ("trunc", "floor"):
+        raise ValueError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+        )
+    elif dt is _dtypes.bool:
+        raise RuntimeError(f'"div_{rounding_mode}_cpu" not implemented for \'Bool\'')
+    return broadcast(input, other), dt
+
+
+def _float_binary_meta(input: Any, other: Any) -> tuple:
+    return broadcast(input, other), to_float(binary_result_type(input, other))
+
+
+def _integral_binary_meta(name: str):
+    def meta(input: Any, other: Any) -> tuple:
+        dt = binary_result_type(input, other)
+        if not is_integral(dt):
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'{type_name(dt)}\'')
+        return broadcast(input, other), dt
+    return meta
+
+
+def _no_bool_binary_meta(name: str):
+    def meta(input: Any, other: Any) -> tuple:
+        dt = binary_result_type(input, other)
+        if dt is _dtypes.bool:
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Bool\'')
+        return broadcast(input, other), dt
+    return meta
+
+
+def _real_binary_meta(name: str):
+    def meta(input: Any, other: Any) -> tuple:
+        dt = binary_result_type(input, other)
+        if dt.is_complex:
+            raise RuntimeError(f"{name} is not supported for complex tensors")
+        return broadcast(input, other), dt
+    return meta
+
+
+def _pow_meta(input: Any, exponent: Any) -> tuple:
+    dt = result_type(input, exponent)
+    if is_integral(dt, include_bool=False) and isinstance(exponent, int) and not isinstance(exponent, bool) \
+            and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return broadcast(input, exponent), dt
+
+
+def _compare_meta(input: Any, other: Any) -> tuple:
+    return broadcast(input, other), _dtypes.bool
+
+
+def _ordered_compare_meta(input: Any, other: Any) -> tuple:
+    if binary_result_type(input, other).is_complex:
+        raise RuntimeError("comparison is not supported for complex tensors")
+    return broadcast(input, other), _dtypes.bool
+
+
+def _unary_same(input: Tensor) -> tuple:
+    return input._data.shape, input._dtype
+
+
+def _unary_float(input: Tensor) -> tuple:
+    return input._data.shape, to_float(input._dtype)
+
+
+def _unary_real_float(name: str):
+    def meta(input: Tensor) -> tuple:
+        if input._dtype.is_complex:
+            raise RuntimeError(f"{name} is not supported for complex tensors")
+        return input._data.shape, to_float(input._dtype)
+    return meta
+
+
+def _unary_no_bool(name: str):
+    def meta(input: Tensor) -> tuple:
+        if input._dtype is _dtypes.bool:
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Bool\'')
+        return input._data.shape, input._dtype
+    return meta
+
+
+def _neg_meta(input: Tensor) -> tuple:
+    if input._dtype is _dtypes.bool:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return input._data.shape, input._dtype
+
+
+def _abs_meta(input: Tensor) -> tuple:
+    if input._dtype is _dtypes.bool:
+        raise RuntimeError('"abs_cpu" not implemented for \'Bool\'')
+    return input._data.shape, input._dtype.to_real()
+
+
+def _rounding_meta(name: str):
+    def meta(input: Tensor) -> tuple:
+        if input._dtype.is_complex:
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'{type_name(input._dtype)}\'')
+        if input._dtype is _dtypes.bool:
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Bool\'')
+        return input._data.shape, input._dtype
+    return meta
+
+
+def _round_meta(input: Tensor, decimals: int = 0) -> tuple:
+    if decimals != 0 and is_integral(input._dtype):
+        raise RuntimeError('"round_cpu" not implemented for \'' + type_name(input._dtype) + "' with decimals")
+    return _rounding_meta("round")(input)
+
+
+def _bool_out(input: Tensor) -> tuple:
+    return input._data.shape, _dtypes.bool
+
+
+def _bitwise_not_meta(input: Tensor) -> tuple:
+    if not is_integral(input._dtype):
+        raise RuntimeError(f'"bitwise_not_cpu" not implemented for \'{type_name(input._dtype)}\'')
+    return input._data.shape, input._dtype
+
+
+def _clamp_meta(input: Tensor, min: Any = None, max: Any = None) -> tuple:
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input._dtype.is_complex:
+        raise RuntimeError("clamp is not supported for complex types")
+    return broadcast_shapes(*(shape_of(x) for x in (input, min, max))), result_type(input, min, max)
+
+
+def _where_meta(condition: Tensor, input: Any, other: Any) -> tuple:
+    if condition._dtype is not _dtypes.bool and condition._dtype is not _dtypes.uint8:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {type_name(condition._dtype)}")
+    return broadcast_shapes(shape_of(condition), shape_of(input), shape_of(other)), result_type(input, other)
+
+
+def _lerp_meta(input: Tensor, end: Tensor, weight: Any) -> tuple:
+    if input._dtype is not end._dtype:
+        raise RuntimeError(f"expected dtype {input._dtype} for `end` but got dtype {end._dtype}")
+    return broadcast_shapes(shape_of(input), shape_of(end), shape_of(weight)), input._dtype
+
+
+def declarations() -> list[OpDecl]:
+    decls = [
+        OpDecl("add", "(input: Tensor, other: TensorOrScalar, *, alpha=1)", _add_meta, inplace=True,
+               doc="Adds ``other``, scaled by ``alpha``, to ``input``: ``out = input + alpha * other``."),
+        OpDecl("sub", "(input: Tensor, other: TensorOrScalar, *, alpha=1)", _sub_meta, inplace=True,
+               doc="Subtracts ``other``, scaled by ``alpha``, from ``input``."),
+        OpDecl("mul", BINARY, _binary_meta, inplace=True, doc="Multiplies ``input`` by ``other`` elementwise."),
+        OpDecl("div", "(input: Tensor, other: TensorOrScalar, *, rounding_mode=None)", _div_meta, inplace=True,
+               doc="Divides ``input`` by ``other`` (true division unless ``rounding_mode`` is 'trunc' or 'floor')."),
+        OpDecl("floor_divide", BINARY, _no_bool_binary_meta("floor_divide"), inplace=True,
+               doc="Division rounded down, elementwise."),
+        OpDecl("remainder", BINARY, _real_binary_meta("remainder"), inplace=True,
+               doc="Python's modulus: the remainder has the sign of the divisor."),
+        OpDecl("fmod", BINARY, _real_binary_meta("fmod"), inplace=True,
+               doc="C's fmod: the remainder has the sign of the dividend."),
+        OpDecl("pow", "(input: Tensor, exponent: TensorOrScalar)", _pow_meta, inplace=True,
+               doc="``input`` raised to the power ``exponent``, elementwise."),
+        OpDecl("atan2", BINARY, _float_binary_meta, inplace=True, doc="The angle of the point (other, input)."),
+        OpDecl("maximum", "(input: Tensor, other: Tensor)", _real_binary_meta("maximum"),
+               doc="The elementwise maximum (NaN propagates)."),
+        OpDecl("minimum", "(input: Tensor, other: Tensor)", _real_binary_meta("minimum"),
+               doc="The elementwise minimum (NaN propagates)."),
+        OpDecl("where", "(condition: Tensor, input: TensorOrScalar, other: TensorOrScalar)", _where_meta,
+               method=False, doc="Elements of ``input`` where ``condition`` holds, else of ``other``."),
+        OpDecl("clamp", "(input: Tensor, min: TensorOrScalar = None, max: TensorOrScalar = None)", _clamp_meta,
+               inplace=True, doc="Clamps every element into [min, max]."),
+        OpDecl("lerp", "(input: Tensor, end: Tensor, weight: TensorOrScalar)", _lerp_meta, inplace=True,
+               doc="Linear interpolation: ``input + weight * (end - input)``."),
+        OpDecl("neg", "(input: Tensor)", _neg_meta, inplace=True, doc="``-input``."),
+        OpDecl("abs", "(input: Tensor)", _abs_meta, inplace=True, doc="The absolute value, elementwise."),
+        OpDecl("sign", "(input: Tensor)", _unary_no_bool("sign"), inplace=True, doc="-1, 0 or 1 by the sign."),
+        OpDecl("reciprocal", "(input: Tensor)", _unary_float, inplace=True, doc="``1 / input``."),
+        OpDecl("square", "(input: Tensor)", lambda input: (input._data.shape, _dtypes.int64 if input._dtype is _dtypes.bool else input._dtype),
+               inplace=True, doc="``input * input``."),
+        OpDecl("round", "(input: Tensor, *, decimals=0)", _round_meta, inplace=True,
+               doc="Rounds half to even, to ``decimals`` decimal places."),
+        OpDecl("logical_not", "(input: Tensor)", _bool_out, differentiable=False, doc="Elementwise logical NOT."),
+        OpDecl("bitwise_not", "(input: Tensor)", _bitwise_not_meta, inplace=True, differentiable=False,
+               doc="Elementwise bitwise NOT (logical NOT for bool)."),
+        OpDecl("isnan", "(input: Tensor)", _bool_out, differentiable=False, doc="Where the elements are NaN."),
+        OpDecl("isinf", "(input: Tensor)", _bool_out, differentiable=False, doc="Where the elements are ±inf."),
+        OpDecl("isfinite", "(input: Tensor)", _bool_out, differentiable=False, doc="Where the elements are finite."),
+    ]
+    for name in ("floor", "ceil", "trunc", "frac"):
+        decls.append(OpDecl(name, "(input: Tensor)", _rounding_meta(name), inplace=True,
+                            doc=f"Elementwise {name}."))
+    for name in ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan",
+                 "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid"):
+        decls.append(OpDecl(name, "(input: Tensor)", _unary_float, inplace=True, doc=f"Elementwise {name}."))
+    for name in ("erf", "erfc"):
+        decls.append(OpDecl(name, "(input: Tensor)", _unary_real_float(name), inplace=True, doc=f"Elementwise {name}."))
+    for name, meta in (("eq", _compare_meta), ("ne", _compare_meta), ("lt", _ordered_compare_meta),
+                       ("le", _ordered_compare_meta), ("gt", _ordered_compare_meta), ("ge", _ordered_compare_meta)):
+        decls.append(OpDecl(name, BINARY, meta, inplace=False, differentiable=False,
+                            doc=f"Elementwise comparison ``{name}``; a bool tensor."))
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        decls.append(OpDecl(name, BINARY, _compare_meta, differentiable=False, doc=f"Elementwise {name}."))
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
+        decls.append(OpDecl(name, BINARY, _integral_binary_meta(name), inplace=True, differentiable=False,
+                            doc=f"Elementwise {name} of integral or bool tensors."))
+    return decls
+

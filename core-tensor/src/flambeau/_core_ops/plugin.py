@@ -1,0 +1,11 @@
+"""core-tensor's own ops, declared through the same pluggy hook as every other package's."""
+from __future__ import annotations
+
+from ..plugins._hookspecs import hookimpl
+from . import elementwise, factories, linalg, reductions, views
+
+
+@hookimpl
+def flambeau_declare_ops():
+    return [*elementwise.declarations(), *reductions.declarations(), *views.declarations(),
+            *linalg.declarations(), *factories.declarations()]

@@ -1,0 +1,228 @@
+"""Putting the generated op functions where users look for them: ``flambeau.*`` and ``Tensor``.
+
+Also the thin Python wrappers that PyTorch's overloaded signatures need (``x.view(2, 3)``,
+``fb.max(x, dim)``), and the operators (``+``, ``@``, ``+=``...).
+"""
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from . import _dtypes
+from ._tensor import Tensor
+from .ops._registry import FUNCTIONS, OPS
+
+
+def _sizes(args: tuple) -> tuple:
+    """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tuple(args[0])
+    return args
+
+
+def install(namespace: ModuleType) -> None:
+    """Attach every op's function: core ops to ``flambeau``, all ops' methods to ``Tensor``."""
+    for name, decl in OPS.items():
+        fn = FUNCTIONS[name]
+        if decl.export and decl.provider == "flambeau-core-tensor":
+            setattr(namespace, name, fn)
+        if decl.method:
+            setattr(Tensor, name, fn)
+        if decl.inplace:
+            setattr(Tensor, name + "_", FUNCTIONS[name + "_"])
+    for name, value in _OVERLOADS.items():
+        setattr(namespace, name, value)
+    for name, value in _METHODS.items():
+        setattr(Tensor, name, value)
+    _install_operators()
+
+
+# -- overloaded functions --------------------------------------------------------------
+
+def _extreme(name: str, elementwise: str):
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+        if isinstance(dim, Tensor):
+            return FUNCTIONS[elementwise](input, dim, out=out)
+        if dim is None:
+            if keepdim:
+                raise TypeError(f"{name}() received an invalid combination of arguments: keepdim needs dim")
+            return FUNCTIONS["a" + name](input, out=out)
+        return FUNCTIONS[name + "_dim"](input, dim, keepdim, out=out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``{name}(input)``: the {name}imum of all elements; ``{name}(input, dim, keepdim=False)``: "
+                  f"(values, indices) along ``dim``; ``{name}(input, other)``: ``{elementwise}``.")
+    return fn
+
+
+def _transpose_alias(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    return FUNCTIONS["transpose"](input, dim0, dim1)
+
+
+_OVERLOADS: dict[str, Any] = {
+    "max": _extreme("max", "maximum"),
+    "min": _extreme("min", "minimum"),
+    "swapaxes": _transpose_alias,
+    "swapdims": _transpose_alias,
+    "true_divide": lambda input, other, *, out=None: FUNCTIONS["div"](input, other, out=out),
+    "multiply": lambda input, other, *, out=None: FUNCTIONS["mul"](input, other, out=out),
+    "subtract": lambda input, other, *, alpha=1, out=None: FUNCTIONS["sub"](input, other, alpha=alpha, out=out),
+    "divide": lambda input, other, *, rounding_mode=None, out=None: FUNCTIONS["div"](
+        input, other, rounding_mode=rounding_mode, out=out),
+    "negative": lambda input, *, out=None: FUNCTIONS["neg"](input, out=out),
+    "clip": lambda input, min=None, max=None, *, out=None: FUNCTIONS["clamp"](input, min, max, out=out),
+    "greater": lambda input, other, *, out=None: FUNCTIONS["gt"](input, other, out=out),
+    "less": lambda input, other, *, out=None: FUNCTIONS["lt"](input, other, out=out),
+    "greater_equal": lambda input, other, *, out=None: FUNCTIONS["ge"](input, other, out=out),
+    "less_equal": lambda input, other, *, out=None: FUNCTIONS["le"](input, other, out=out),
+    "not_equal": lambda input, other, *, out=None: FUNCTIONS["ne"](input, other, out=out),
+    "absolute": lambda input, *, out=None: FUNCTIONS["abs"](input, out=out),
+}
+
+
+# -- methods whose signature differs from the function's -------------------------------
+
+def _view(self: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], _dtypes.dtype):
+        return _view_dtype(self, shape[0])
+    return FUNCTIONS["view"](self, _sizes(shape))
+
+
+def _view_dtype(self: Tensor, dtype: _dtypes.dtype) -> Tensor:
+    from ._tensor import wrap
+
+    if dtype.itemsize != self._dtype.itemsize:
+        if self._data.ndim == 0 or self.stride(-1) != 1:
+            raise RuntimeError("self.stride(-1) must be 1 to view a tensor as a dtype of another size")
+    out = wrap(self._data.view(dtype.numpy_dtype), dtype, self._device)
+    out._version, out._base = self._version, self._base if self._base is not None else self
+    return out
+
+
+def _filled_like(name: str):
+    def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               **_: Any) -> Tensor:
+        from . import _creation
+
+        return getattr(_creation, name)(_sizes(size), dtype=dtype or self._dtype,
+                                        device=device if device is not None else self._device,
+                                        requires_grad=requires_grad)
+    method.__name__ = "new_" + name
+    return method
+
+
+def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    from ._creation import full
+
+    return full(size, fill_value, dtype=dtype or self._dtype, device=device if device is not None else self._device,
+                requires_grad=requires_grad)
+
+
+def _zero_(self: Tensor) -> Tensor:
+    return FUNCTIONS["fill_"](self, 0)
+
+
+_METHODS: dict[str, Any] = {
+    "view": _view,
+    "reshape": lambda self, *shape: FUNCTIONS["reshape"](self, _sizes(shape)),
+    "permute": lambda self, *dims: FUNCTIONS["permute"](self, _sizes(dims)),
+    "expand": lambda self, *size: FUNCTIONS["expand"](self, _sizes(size)),
+    "expand_as": lambda self, other: FUNCTIONS["expand"](self, other.shape),
+    "view_as": lambda self, other: FUNCTIONS["view"](self, other.shape),
+    "reshape_as": lambda self, other: FUNCTIONS["reshape"](self, other.shape),
+    "squeeze": lambda self, dim=None: FUNCTIONS["squeeze"](self, dim),
+    "max": _OVERLOADS["max"],
+    "min": _OVERLOADS["min"],
+    "swapaxes": _transpose_alias,
+    "swapdims": _transpose_alias,
+    "copy_": lambda self, src, non_blocking=False: FUNCTIONS["copy_"](self, src),
+    "fill_": lambda self, value: FUNCTIONS["fill_"](self, value),
+    "zero_": _zero_,
+    "new_zeros": _filled_like("zeros"),
+    "new_ones": _filled_like("ones"),
+    "new_empty": _filled_like("empty"),
+    "new_full": _new_full,
+    "contiguous": lambda self, memory_format=None: FUNCTIONS["contiguous"](self),
+    "unfold": lambda self, dimension, size, step: FUNCTIONS["unfold"](self, dimension, size, step),
+    "clip": lambda self, min=None, max=None: FUNCTIONS["clamp"](self, min, max),
+    "clip_": lambda self, min=None, max=None: FUNCTIONS["clamp_"](self, min, max),
+    "absolute": lambda self: FUNCTIONS["abs"](self),
+    "negative": lambda self: FUNCTIONS["neg"](self),
+    "multiply": lambda self, other: FUNCTIONS["mul"](self, other),
+    "divide": lambda self, other, *, rounding_mode=None: FUNCTIONS["div"](self, other, rounding_mode=rounding_mode),
+    "true_divide": lambda self, other: FUNCTIONS["div"](self, other),
+    "subtract": lambda self, other, *, alpha=1: FUNCTIONS["sub"](self, other, alpha=alpha),
+}
+
+
+# -- operators -------------------------------------------------------------------------
+
+def _scalar_tensor_like(value: Any, like: Tensor) -> Tensor:
+    """A Python number as a 0-d tensor on ``like``'s device, for reflected non-commutative operators."""
+    from ._creation import tensor
+
+    if isinstance(value, Tensor):
+        return value
+    if not isinstance(value, (bool, int, float, complex)):
+        return NotImplemented
+    # A scalar keeps its "weak" type: as a 0-d tensor of the tensor's dtype when in the same category.
+    probe = _dtypes.result_type_of([like._dtype], [], [value])
+    return tensor(value, dtype=probe, device=like._device)
+
+
+def _reflected(name: str):
+    def op(self: Tensor, other: Any) -> Any:
+        left = _scalar_tensor_like(other, self)
+        if left is NotImplemented:
+            return NotImplemented
+        return FUNCTIONS[name](left, self)
+    op.__name__ = f"__r{name}__"
+    return op
+
+
+def _binary(name: str):
+    fn = FUNCTIONS[name]
+
+    def op(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, bool, int, float, complex)):
+            return NotImplemented
+        return fn(self, other)
+    op.__name__ = f"__{name}__"
+    return op
+
+
+def _inplace(name: str):
+    fn = FUNCTIONS[name + "_"]
+
+    def op(self: Tensor, other: Any) -> Tensor:
+        return fn(self, other)
+    return op
+
+
+def _pow_reflected(self: Tensor, other: Any) -> Any:
+    left = _scalar_tensor_like(other, self)
+    return NotImplemented if left is NotImplemented else FUNCTIONS["pow"](left, self)
+
+
+def _install_operators() -> None:
+    pairs = {
+        "add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "floordiv": "floor_divide",
+        "mod": "remainder", "pow": "pow", "matmul": "matmul", "and": "bitwise_and", "or": "bitwise_or",
+        "xor": "bitwise_xor", "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+    }
+    for dunder, op in pairs.items():
+        # The op function itself, not a wrapper: `a + b` is the hottest path there is.
+        setattr(Tensor, f"__{dunder}__", FUNCTIONS[op])
+        if op != "matmul":
+            setattr(Tensor, f"__i{dunder}__", _inplace(op))
+        commutative = op in ("add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor")
+        setattr(Tensor, f"__r{dunder}__", FUNCTIONS[op] if commutative else _reflected(op))
+    Tensor.__rmatmul__ = lambda self, other: FUNCTIONS["matmul"](other, self)
+    Tensor.__rpow__ = _pow_reflected
+    for dunder, op in {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}.items():
+        setattr(Tensor, f"__{dunder}__", _binary(op))
+    Tensor.__neg__ = FUNCTIONS["neg"]
+    Tensor.__pos__ = lambda self: self
+    Tensor.__abs__ = FUNCTIONS["abs"]
+    Tensor.__invert__ = FUNCTIONS["bitwise_not"]
+    Tensor.__hash__ = object.__hash__

@@ -1,0 +1,35 @@
+"""Clear errors for first-party subpackages whose distribution is not installed."""
+from __future__ import annotations
+
+import importlib.abc
+import sys
+
+SUBPACKAGES = {
+    "flambeau.autograd": "flambeau-core-autograd",
+    "flambeau.nn": "flambeau-nn",
+    "flambeau.optim": "flambeau-optim",
+    "flambeau.distributions": "flambeau-distributions",
+    "flambeau.cli": "flambeau",
+}
+
+
+class MissingSubpackageFinder(importlib.abc.MetaPathFinder):
+    """Last on ``sys.meta_path``: reached only when no installed distribution provides the module."""
+
+    def find_spec(self, fullname, path, target=None):
+        top = ".".join(fullname.split(".")[:2])
+        dist = SUBPACKAGES.get(top)
+        if dist is None:
+            return None
+        if fullname != top and top in sys.modules:
+            return None  # the subpackage is there; its own submodule is missing: the usual error
+        raise ModuleNotFoundError(
+            f"No module named '{fullname}': it is provided by the distribution '{dist}'. "
+            f"Install it with `pip install {dist}` (or the meta-package `flambeau`).",
+            name=fullname,
+        )
+
+
+def install() -> None:
+    if not any(isinstance(f, MissingSubpackageFinder) for f in sys.meta_path):
+        sys.meta_path.append(MissingSubpackageFinder())

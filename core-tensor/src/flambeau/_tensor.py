@@ -1,0 +1,423 @@
+"""``flambeau.Tensor``: a backend's native array with its dtype, device and autograd fields.
+
+Tensor holds no maths of its own: its methods and operators are the generated op functions,
+attached when the op registry loads (``flambeau.plugins._loader``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import _dtypes
+from ._device import device as _device
+from ._size import Size
+
+_AUTOGRAD_MISSING = (
+    "autograd is not installed: install flambeau-core-autograd (or the meta-package flambeau) "
+    "to use requires_grad and backward()"
+)
+
+
+class Tensor:
+    """A multi-dimensional array on a device, with PyTorch's semantics.
+
+    Create tensors with :func:`flambeau.tensor`, :func:`flambeau.zeros` and the other
+    creation functions rather than with this class.
+    """
+
+    __slots__ = ("_data", "_dtype", "_device", "_version", "_base", "_requires_grad", "grad", "grad_fn",
+                 "_autograd", "__weakref__")
+
+    # `Tensor(...)` as a constructor is PyTorch's legacy API; keep it working for lists and sizes.
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
+        from ._creation import legacy_constructor
+
+        return legacy_constructor(cls, *args, **kwargs)
+
+    # -- metadata -------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        """The shape, or the length of one dimension."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> _dtypes.dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> _device:
+        return self._device
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return math.prod(self._data.shape)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._dtype.itemsize * self.numel()
+
+    def stride(self, dim: int | None = None) -> Any:
+        """Strides in elements, as PyTorch counts them."""
+        item = self._dtype.itemsize
+        strides = tuple(s // item for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self) -> int:
+        from .ops._registry import TABLES
+
+        return TABLES[self._device.type].backend.storage_offset(self._data)
+
+    def _storage_numel(self) -> int:
+        from .ops._registry import TABLES
+
+        return TABLES[self._device.type].backend.storage_numel(self._data)
+
+    def data_ptr(self) -> int:
+        from .ops._registry import TABLES
+
+        return TABLES[self._device.type].backend.data_ptr(self._data)
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        expected = 1
+        for size, stride in zip(reversed(self._data.shape), reversed(self.stride())):
+            if size != 1 and stride != expected:
+                return False
+            expected *= size
+        return True
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device.type == "meta"
+
+    def get_device(self) -> int:
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    @property
+    def T(self) -> "Tensor":
+        return self.permute(*range(self.ndim - 1, -1, -1))
+
+    @property
+    def mT(self) -> "Tensor":
+        if self.ndim < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self) -> "Tensor":
+        return self.T.conj() if self._dtype.is_complex else self.T
+
+    @property
+    def mH(self) -> "Tensor":
+        return self.mT.conj() if self._dtype.is_complex else self.mT
+
+    @property
+    def _version_count(self) -> int:
+        return self._version[0]
+
+    # -- autograd fields (core-autograd fills in the behaviour) ---------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set whether autograd records operations on this tensor (a leaf)."""
+        engine = _engine()
+        if engine is None:
+            if requires_grad:
+                raise RuntimeError(_AUTOGRAD_MISSING)
+            self._requires_grad = False
+            return self
+        engine.set_requires_grad(self, bool(requires_grad))
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False,
+                 inputs: Any = None) -> None:
+        """Compute the gradient of this tensor with respect to graph leaves (needs flambeau-core-autograd)."""
+        engine = _engine()
+        if engine is None:
+            raise RuntimeError(_AUTOGRAD_MISSING)
+        engine.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def detach(self) -> "Tensor":
+        """A new tensor sharing this one's data, outside the autograd graph."""
+        out = wrap(self._data, self._dtype, self._device)
+        out._version = self._version
+        out._base = self._base
+        return out
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None and self._requires_grad and _engine() is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        return self.detach()
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self._data, self._dtype, self._device = value._data, value._dtype, value._device
+
+    # -- host interop ---------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The data as a numpy array; on the CPU it shares memory with the tensor."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._device.type != "cpu":
+            if not force:
+                raise TypeError(
+                    f"can't convert {self._device.type} device type tensor to numpy. "
+                    "Use Tensor.cpu() to copy the tensor to host memory first."
+                )
+            return self.cpu().numpy(force=True)
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        host = self._host()
+        if dtype is not None:
+            host = host.astype(dtype, copy=False)
+        return host.copy() if copy else host
+
+    def _host(self) -> np.ndarray:
+        from .ops._registry import TABLES
+
+        return TABLES[self._device.type].backend.to_numpy(self._data)
+
+    def tolist(self) -> Any:
+        host = self._host()
+        if self._dtype is _dtypes.bfloat16:
+            host = host.astype(np.float32)
+        return host.tolist()
+
+    def item(self) -> Any:
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        host = self._host()
+        if self._dtype is _dtypes.bfloat16:
+            host = host.astype(np.float32)
+        return host.reshape(()).item()
+
+    def __dlpack__(self, stream: Any = None, **kwargs: Any) -> Any:
+        if self._requires_grad:
+            raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        if stream is None and not kwargs:
+            return self._data.__dlpack__()
+        return self._data.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self._data.__dlpack_device__()
+
+    # -- Python protocol ------------------------------------------------------------
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self.numel() == 0 else 'more than one value'} is ambiguous")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype._category > _dtypes._INT or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        from ._tensor_repr import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, protocol: int) -> Any:
+        from ._creation import _rebuild
+
+        return (_rebuild, (np.array(self._host()), self._dtype.name, str(self._device), self._requires_grad))
+
+    def __deepcopy__(self, memo: dict) -> "Tensor":
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.")
+        result = self.clone().detach()
+        if self._requires_grad:
+            result.requires_grad_(True)
+        if self.grad is not None:
+            result.grad = self.grad.__deepcopy__(memo)
+        memo[id(self)] = result
+        return result
+
+    # -- conversions ----------------------------------------------------------------
+    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
+        """Convert dtype and/or device: ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``."""
+        from ._conversion import tensor_to
+
+        return tensor_to(self, *args, **kwargs)
+
+    def cpu(self) -> "Tensor":
+        return self.to("cpu")
+
+    def cuda(self, device: Any = None) -> "Tensor":
+        return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
+
+    def float(self) -> "Tensor":
+        return self.to(_dtypes.float32)
+
+    def double(self) -> "Tensor":
+        return self.to(_dtypes.float64)
+
+    def half(self) -> "Tensor":
+        return self.to(_dtypes.float16)
+
+    def bfloat16(self) -> "Tensor":
+        return self.to(_dtypes.bfloat16)
+
+    def long(self) -> "Tensor":
+        return self.to(_dtypes.int64)
+
+    def int(self) -> "Tensor":
+        return self.to(_dtypes.int32)
+
+    def short(self) -> "Tensor":
+        return self.to(_dtypes.int16)
+
+    def char(self) -> "Tensor":
+        return self.to(_dtypes.int8)
+
+    def byte(self) -> "Tensor":
+        return self.to(_dtypes.uint8)
+
+    def bool(self) -> "Tensor":
+        return self.to(_dtypes.bool)
+
+    def cfloat(self) -> "Tensor":
+        return self.to(_dtypes.complex64)
+
+    def cdouble(self) -> "Tensor":
+        return self.to(_dtypes.complex128)
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        """With no argument, PyTorch's type string (``'flambeau.FloatTensor'``); else ``to(dtype)``."""
+        from ._conversion import tensor_type
+
+        return tensor_type(self, dtype)
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        return self.to(other._dtype)
+
+    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
+        from ._creation import tensor
+
+        return tensor(data, dtype=dtype or self._dtype, device=device or self._device, requires_grad=requires_grad)
+
+    def __getitem__(self, index: Any) -> "Tensor":
+        from ._indexing import getitem
+
+        return getitem(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        from ._indexing import setitem
+
+        setitem(self, index, value)
+
+
+_new = object.__new__
+
+
+def wrap(native: Any, dtype: _dtypes.dtype, device: _device) -> Tensor:
+    """A new Tensor around a backend's native array (the dispatcher's result path)."""
+    t = _new(Tensor)
+    t._data = native
+    t._dtype = dtype
+    t._device = device
+    t._version = [0]
+    t._base = None
+    t._requires_grad = False
+    t.grad = None
+    t.grad_fn = None
+    t._autograd = None
+    return t
+
+
+def _engine() -> Any:
+    from .ops._dispatch import _engine as engine
+
+    return engine
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """A dim in [-ndim, ndim) made non-negative, or PyTorch's IndexError."""
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+    if dim < low or dim > high:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})")
+    return dim % ndim if ndim else 0

@@ -1,0 +1,129 @@
+"""Turning an OpDecl into a Python function with the op's exact signature.
+
+The generated function does only what cannot be known in advance: it checks that tensor
+arguments are tensors, picks the device, unwraps natives, notes whether any input requires
+grad, and hands over to ``_dispatch.run_*``. Writing it out per op (rather than looping over
+``*args`` at call time) keeps the per-op path short.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+from . import _dispatch
+from ._decl import (COMPUTE, DYNAMIC, FACTORY, OPTIONAL_TENSOR, TENSOR, TENSOR_LIST,
+                    TENSOR_OR_SCALAR, VIEW, OpDecl, tensor_kind)
+
+
+def _render_params(params: list[inspect.Parameter], add_out: bool, drop_first_default: bool = False) -> str:
+    parts, star_seen = [], False
+    for p in params:
+        if p.kind is p.KEYWORD_ONLY and not star_seen:
+            parts.append("*")
+            star_seen = True
+        text = p.name if p.default is p.empty else f"{p.name}=_D_{p.name}"
+        parts.append(text)
+    if add_out:
+        if not star_seen:
+            parts.append("*")
+        parts.append("out=None")
+    return ", ".join(parts)
+
+
+def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
+    """The public function for ``decl`` (or its in-place form ``name_``)."""
+    params = decl.parameters
+    name = decl.name + ("_" if inplace else "")
+    lines = [f"def {name}({_render_params(params, add_out=decl.returns_out and not inplace)}):"]
+    body: list[str] = []
+    dev_state = "unset"  # "unset": no `_dev` yet; "maybe": `_dev` may be None; "known": set
+    natives = []
+    for p in params:
+        kind = tensor_kind(p)
+        n = p.name
+        if kind is None:
+            natives.append(n)
+            continue
+        if dev_state == "unset":
+            body += ["_dev = None", "_rg = False"] if kind != TENSOR else []
+        if kind == TENSOR:
+            body.append(f"if not isinstance({n}, _T): raise _type_error(_OP, {n!r}, {n})")
+            if dev_state == "unset":
+                body += [f"_dev = {n}._device", f"_rg = {n}._requires_grad"]
+            else:
+                body += _device_lines(n, dev_state, "")
+                body.append(f"_rg = _rg or {n}._requires_grad")
+            natives.append(f"{n}._data")
+            dev_state = "known"
+            continue
+        if kind == TENSOR_LIST:
+            body.append(f"_n_{n} = []")
+            body.append(f"for _t in {n}:")
+            body.append(f"    if not isinstance(_t, _T): raise _type_error(_OP, {n!r}, _t)")
+            body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ")
+            body.append("    _rg = _rg or _t._requires_grad")
+            body.append(f"    _n_{n}.append(_t._data)")
+        else:  # a tensor or a scalar (or None)
+            body.append(f"if isinstance({n}, _T):")
+            body += _device_lines(n, dev_state if dev_state == "known" else "maybe", "    ")
+            body.append(f"    _rg = _rg or {n}._requires_grad")
+            body.append(f"    _n_{n} = {n}._data")
+            body.append("else:")
+            if kind == OPTIONAL_TENSOR:
+                body.append(f"    if {n} is not None: raise _type_error(_OP, {n!r}, {n})")
+            body.append(f"    _n_{n} = {n}")
+        natives.append(f"_n_{n}")
+        if dev_state == "unset":
+            dev_state = "maybe"
+    if decl.kind == FACTORY:
+        body.append("_dev = _factory_device(device)")
+    elif dev_state == "maybe":
+        body.append("if _dev is None: raise _no_tensor_error(_OP)")
+    elif dev_state == "unset":
+        raise ValueError(f"op {decl.name!r}: a {decl.kind} op needs a tensor parameter")
+    if dev_state == "unset" or not decl.differentiable:
+        body.append("_rg = False")
+    args = ", ".join(p.name for p in params)
+    args_tuple = f"({args},)" if params else "()"
+    natives_tuple = f"({', '.join(natives)},)" if natives else "()"
+    if decl.kind in (COMPUTE, FACTORY):
+        out = params[0].name if inplace else "out"
+        body.append(f"return _run_compute(_OP, _dev, {args_tuple}, {natives_tuple}, {out}, _rg, {inplace})")
+    elif decl.kind == VIEW:
+        body.append(f"return _run_view(_OP, _dev, {args_tuple}, {natives_tuple}, _rg)")
+    elif decl.kind == DYNAMIC:
+        body.append(f"return _run_dynamic(_OP, _dev, {args_tuple}, {natives_tuple}, _rg)")
+    lines += ["    " + b for b in body if b]
+    if decl.kind == FACTORY and "requires_grad" in decl.param_names:
+        lines[-1] = lines[-1].replace("return ", "_result = ")
+        lines += ["    if requires_grad: _result.requires_grad_(True)", "    return _result"]
+    namespace = {
+        "_OP": decl,
+        "_T": _dispatch.tensor_class(),
+        "_type_error": _dispatch.type_error,
+        "_no_tensor_error": _dispatch.no_tensor_error,
+        "_unify": _dispatch.unify_devices,
+        "_factory_device": _dispatch.factory_device,
+        "_run_compute": _dispatch.run_compute,
+        "_run_view": _dispatch.run_view,
+        "_run_dynamic": _dispatch.run_dynamic,
+    }
+    namespace.update({f"_D_{p.name}": p.default for p in params if p.default is not p.empty})
+    source = "\n".join(lines)
+    exec(compile(source, f"<flambeau op {name}>", "exec"), namespace)
+    fn = namespace[name]
+    fn.__doc__ = decl.doc or None
+    fn.__qualname__ = fn.__name__ = name
+    fn.__module__ = "flambeau"
+    fn._op = decl  # type: ignore[attr-defined]
+    fn._source = source  # type: ignore[attr-defined]
+    return fn
+
+
+def _device_lines(n: str, dev_state: str, indent: str) -> list[str]:
+    if dev_state == "maybe":
+        return [
+            f"{indent}if _dev is None: _dev = {n}._device",
+            f"{indent}elif {n}._device is not _dev: _dev = _unify(_OP, _dev, {n})",
+        ]
+    return [f"{indent}if {n}._device is not _dev: _dev = _unify(_OP, _dev, {n})"]

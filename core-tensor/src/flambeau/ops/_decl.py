@@ -1,0 +1,125 @@
+"""Op declarations: what an op is called, its signature, its meta function."""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+#: Annotations that mark a parameter as holding tensors (the dispatcher unwraps them).
+TENSOR = "Tensor"
+OPTIONAL_TENSOR = "Tensor?"
+TENSOR_OR_SCALAR = "TensorOrScalar"
+TENSOR_LIST = "TensorList"
+TENSOR_KINDS = (TENSOR, OPTIONAL_TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)
+
+#: How an op's outputs come to be.
+COMPUTE = "compute"  # meta gives shapes and dtypes; the dispatcher allocates; the kernel fills ``out``
+VIEW = "view"  # the kernel returns a native view of its first input; it shares the version counter
+DYNAMIC = "dynamic"  # output shapes depend on the data: the kernel allocates and returns natives
+FACTORY = "factory"  # no tensor inputs: device and dtype come from arguments; otherwise as COMPUTE
+KINDS = (COMPUTE, VIEW, DYNAMIC, FACTORY)
+
+
+@dataclass
+class OpDecl:
+    """One op, as a package declares it through the ``flambeau_declare_ops`` hook.
+
+    Args:
+        name: the op's name, unique across all installed packages (``"add"``).
+        signature: its Python signature with the tensor parameters annotated, e.g.
+            ``"(input: Tensor, other: TensorOrScalar, *, alpha=1)"``. Kernels take the same
+            parameters, in the same order, with natives in place of tensors, plus ``out``
+            for compute ops.
+        meta: called with all of the op's arguments positionally, in declaration order (keyword-only
+            ones too), tensors as Tensors; checks them and returns
+            ``(shape, dtype)`` for each output (a list of them for several outputs) for compute and
+            factory ops, or anything for view and dynamic ops (it is used only for its checks).
+        kind: ``"compute"``, ``"view"``, ``"dynamic"`` or ``"factory"``.
+        composite: an implementation written with other flambeau ops; used on any backend
+            that has no kernel of its own for this op. An op with a composite is not primitive.
+        method: also a ``Tensor`` method of the same name.
+        export: also a function ``flambeau.NAME`` (for core-tensor's ops; other packages expose
+            their ops themselves, through ``flambeau.ops.fn``).
+        inplace: also an in-place form ``name_`` (a method, and an op writing into ``input``).
+        differentiable: whether outputs can require grad (False for comparisons, argmax...).
+        output_names: for several outputs, their names (the result is a named tuple).
+        random: the op draws random numbers (never run through the CPU fallback).
+        doc: the docstring of the generated function.
+    """
+
+    name: str
+    signature: str
+    meta: Callable[..., Any]
+    kind: str = COMPUTE
+    composite: Callable[..., Any] | None = None
+    method: bool = True
+    export: bool = True
+    inplace: bool = False
+    differentiable: bool = True
+    output_names: tuple[str, ...] = ()
+    random: bool = False
+    doc: str = ""
+    provider: str = field(default="", compare=False)  # filled in by the loader: the distribution
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"op {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
+        self.parameters = parse_signature(self.name, self.signature)
+
+    @property
+    def primitive(self) -> bool:
+        """Whether a backend must implement this op (it has no composite to fall back on)."""
+        return self.composite is None
+
+    @property
+    def param_names(self) -> list[str]:
+        return [p.name for p in self.parameters]
+
+    @property
+    def returns_out(self) -> bool:
+        return self.kind in (COMPUTE, FACTORY)
+
+
+def parse_signature(name: str, text: str) -> list[inspect.Parameter]:
+    """The parameters of a signature written as ``"(input: Tensor, dim=None)"``."""
+    try:
+        namespace: dict[str, Any] = {}
+        # Annotations are kept as strings: they name tensor kinds, not Python types.
+        # dont_inherit: this module's `from __future__ import annotations` would re-quote them.
+        code = compile(f"def _sig{_strip_annotations_to_strings(text)}: pass", "<signature>", "exec",
+                       dont_inherit=True)
+        exec(code, {}, namespace)
+    except SyntaxError as exc:
+        raise ValueError(f"op {name!r}: invalid signature {text!r}: {exc}") from None
+    params = list(inspect.signature(namespace["_sig"]).parameters.values())
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise ValueError(f"op {name!r}: *args and **kwargs are not allowed in a signature")
+        if p.name == "out":
+            raise ValueError(f"op {name!r}: 'out' is added by the dispatcher; do not declare it")
+    return params
+
+
+def _strip_annotations_to_strings(text: str) -> str:
+    """Quote each annotation so that ``Tensor?`` and friends parse as Python."""
+    out, depth, i = [], 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == ":" and depth == 1:
+            j = i + 1
+            while j < len(text) and text[j] not in ",=)":
+                j += 1
+            out.append(f": {text[i + 1:j].strip()!r}")
+            i = j
+            continue
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def tensor_kind(param: inspect.Parameter) -> str | None:
+    """The tensor annotation of a parameter, or None for a plain argument."""
+    ann = param.annotation
+    return ann if ann in TENSOR_KINDS else None

@@ -1,0 +1,306 @@
+"""The per-op path: from unwrapped arguments to a wrapped result, and its slow exits.
+
+``run_compute`` and friends are called by each op's generated function (``_codegen``).
+The fast path is: look the kernel up in the device type's frozen table, run the meta
+function, allocate, call the kernel, wrap, and record an autograd node only when an input
+requires grad. Everything unusual (no kernel, fallback, ``out=``) leaves the fast path.
+"""
+from __future__ import annotations
+
+import threading
+import warnings
+from collections import Counter
+from typing import Any
+
+from .. import _dtypes
+from .._device import device as _device_cls
+from .._tensor import Tensor, wrap
+from ._decl import COMPUTE, FACTORY, VIEW, OpDecl
+from ._registry import OPS, TABLES
+
+_engine: Any = None  # the autograd engine's slot; filled by flambeau-core-autograd
+
+
+def set_autograd_engine(engine: Any) -> None:
+    """Fill the recording slot (done once, at load, by the autograd package)."""
+    global _engine
+    _engine = engine
+
+
+def autograd_engine() -> Any:
+    return _engine
+
+
+def tensor_class() -> type:
+    return Tensor
+
+
+# -- the fast paths -------------------------------------------------------------------
+
+def run_compute(op: OpDecl, dev: Any, args: tuple, natives: tuple, out: Any, rg: bool, inplace: bool) -> Any:
+    table = TABLES[dev.type]
+    try:
+        kernel = table[op.name]
+    except KeyError:
+        return _without_kernel(op, dev, args, out, inplace)
+    spec = op.meta(*args)
+    if out is None:
+        if type(spec) is tuple:
+            shape, dt = spec
+            o = table.empty(shape, dt, dev)
+            kernel(*natives, out=o)
+            result = wrap(o, dt, dev)
+            if rg:
+                _engine.record(op, args, (result,), "functional", None)
+            return result
+        outs = tuple(table.empty(shape, dt, dev) for shape, dt in spec)
+        kernel(*natives, out=outs)
+        results = tuple(wrap(o, dt, dev) for o, (_, dt) in zip(outs, spec))
+        if rg:
+            _engine.record(op, args, results, "functional", None)
+        return _named(op, results)
+    return _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace)
+
+
+def run_view(op: OpDecl, dev: Any, args: tuple, natives: tuple, rg: bool) -> Any:
+    table = TABLES[dev.type]
+    try:
+        kernel = table[op.name]
+    except KeyError:
+        return _without_kernel(op, dev, args, None, False)
+    op.meta(*args)
+    native = kernel(*natives)
+    base = args[0]
+    result = wrap(native, _dtypes._FROM_NUMPY.get(native.dtype) or _dtypes.from_numpy_dtype(native.dtype), dev)
+    result._version = base._version
+    result._base = base if base._base is None else base._base
+    if rg:
+        _engine.record(op, args, (result,), "view", None)
+    return result
+
+
+def run_dynamic(op: OpDecl, dev: Any, args: tuple, natives: tuple, rg: bool) -> Any:
+    table = TABLES[dev.type]
+    try:
+        kernel = table[op.name]
+    except KeyError:
+        return _without_kernel(op, dev, args, None, False)
+    op.meta(*args)
+    produced = kernel(*natives)
+    if isinstance(produced, tuple):
+        results = tuple(wrap(n, _dtypes.from_numpy_dtype(n.dtype), dev) for n in produced)
+    else:
+        results = (wrap(produced, _dtypes.from_numpy_dtype(produced.dtype), dev),)
+    if rg:
+        _engine.record(op, args, results, "functional", None)
+    return _named(op, results) if isinstance(produced, tuple) else results[0]
+
+
+def _named(op: OpDecl, results: tuple) -> Any:
+    names = getattr(op, "output_names", None)
+    if names:
+        from ..return_types import for_op
+
+        return for_op(op.name, names)(*results)
+    return results
+
+
+# -- writing into existing tensors (out= and in-place) ---------------------------------
+
+def _fmt_shape(shape: tuple) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def check_out(op: OpDecl, spec: Any, out: Any, inplace: bool) -> tuple:
+    """Check ``out`` tensors against the meta's specs before anything is written."""
+    specs = [spec] if type(spec) is tuple else list(spec)
+    outs = (out,) if isinstance(out, Tensor) else tuple(out) if isinstance(out, (tuple, list)) else None
+    if outs is None or len(outs) != len(specs) or not all(isinstance(o, Tensor) for o in outs):
+        raise TypeError(f"{op.name}(): argument 'out' must be {'Tensor' if len(specs) == 1 else f'a tuple of {len(specs)} Tensors'}, not {type(out).__name__}")
+    for o, (shape, dt) in zip(outs, specs):
+        if not _dtypes.can_cast(dt, o._dtype):
+            raise RuntimeError(f"result type {_type_name(dt)} can't be cast to the desired output type {_type_name(o._dtype)}")
+        if tuple(o.shape) != tuple(shape):
+            if inplace:
+                raise RuntimeError(
+                    f"output with shape {_fmt_shape(o.shape)} doesn't match the broadcast shape {_fmt_shape(shape)}"
+                )
+            if o._base is not None or o.numel() != 0:
+                warnings.warn(
+                    f"An output with one or more elements was resized since it had shape {_fmt_shape(o.shape)}, "
+                    f"which does not match the required output shape {_fmt_shape(shape)}. "
+                    "This behavior is deprecated; resize outputs explicitly with `Tensor.resize_(0)` first.",
+                    UserWarning, stacklevel=4,
+                )
+            if o._base is not None:
+                raise RuntimeError(f"{op.name}(): cannot resize out= tensor that is a view of another tensor")
+            table = TABLES[o._device.type]
+            o._data = table.empty(tuple(shape), o._dtype, o._device)
+    return outs
+
+
+def _type_name(dt: Any) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[dt.name]
+
+
+def _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace):
+    outs = check_out(op, spec, out, inplace)
+    for o in outs:
+        if o._device is not dev:
+            raise RuntimeError(f"Expected out tensor to be on device {dev}, but got {o._device}")
+    mode = "inplace" if inplace else "out"
+    pre = _engine.before_write(op, args, outs, mode) if (rg or any(o.requires_grad for o in outs)) and _engine else None
+    kernel(*natives, out=outs[0]._data if len(outs) == 1 else tuple(o._data for o in outs))
+    for o in outs:
+        o._version[0] += 1
+    if _engine is not None and (rg or pre is not None):
+        _engine.record(op, args, outs, mode, pre)
+    return outs[0] if len(outs) == 1 else _named(op, outs)
+
+
+# -- no kernel: composite, CPU fallback, or a clear error ------------------------------
+
+_fallback_enabled: set[str] = set()
+_fallback_warned: set[tuple[str, str]] = set()
+_fallback_counts: Counter = Counter()
+_strict = threading.local()
+
+
+def enable_cpu_fallback(backend: str, enabled: bool = True) -> None:
+    """Let ops that ``backend`` lacks run on the CPU (copy in, compute, copy out), with a warning."""
+    (_fallback_enabled.add if enabled else _fallback_enabled.discard)(backend)
+
+
+def set_strict(strict: bool = True) -> None:
+    """In strict mode every CPU fallback raises instead of running."""
+    _strict.value = strict
+
+
+def is_strict() -> bool:
+    return getattr(_strict, "value", False)
+
+
+def fallback_stats() -> dict[tuple[str, str], int]:
+    """How many times each ``(backend, op)`` ran through the CPU fallback."""
+    return dict(_fallback_counts)
+
+
+def _without_kernel(op: OpDecl, dev: Any, args: tuple, out: Any, inplace: bool) -> Any:
+    from ._registry import FUNCTIONS
+
+    if op.composite is not None:
+        result = op.composite(*args)
+        if inplace:
+            return FUNCTIONS["copy_"](args[0], result)
+        if out is not None:
+            return FUNCTIONS["copy_"](out, result) if isinstance(out, Tensor) else tuple(
+                FUNCTIONS["copy_"](o, r) for o, r in zip(out, result))
+        return result
+    table = TABLES[dev.type]
+    backend = table.backend
+    if dev.type != "cpu" and dev.type in _fallback_enabled and op.kind != VIEW and op.kind != FACTORY \
+            and not getattr(op, "random", False):
+        if is_strict():
+            raise RuntimeError(f"{op.name}: no kernel on backend {dev.type!r} and strict mode forbids the CPU fallback")
+        return _cpu_fallback(op, dev, args, out, inplace)
+    raise NotImplementedError(missing_kernel_message(op, backend))
+
+
+def missing_kernel_message(op: OpDecl, backend: Any) -> str:
+    from ..plugins._loader import backend_distribution
+
+    dist = backend_distribution(backend.name)
+    refused = TABLES[backend.name].refused.get(op.name)
+    why = f" (its kernel was refused: {refused})" if refused else ""
+    return (
+        f"Could not run '{op.name}' on backend '{backend.name}': the op (declared by {op.provider or '?'}) "
+        f"has no kernel for this backend and no composite implementation{why}. "
+        f"A kernel must come from {dist} or from a plugin that registers ('{backend.name}', '{op.name}'); "
+        f"or call flambeau.ops.enable_cpu_fallback('{backend.name}') to run it on the CPU."
+    )
+
+
+def _cpu_fallback(op, dev, args, out, inplace):
+    from ._registry import FUNCTIONS
+
+    key = (dev.type, op.name)
+    if key not in _fallback_warned:
+        _fallback_warned.add(key)
+        warnings.warn(f"flambeau: '{op.name}' has no kernel on '{dev.type}'; running it on the CPU (slow)", stacklevel=4)
+    _fallback_counts[key] += 1
+    cpu = _device_cls("cpu")
+
+    def to_cpu(x):
+        if isinstance(x, Tensor):
+            return x.to(cpu)
+        if isinstance(x, (list, tuple)) and any(isinstance(i, Tensor) for i in x):
+            return type(x)(to_cpu(i) for i in x)
+        return x
+
+    result = FUNCTIONS[op.name](*[to_cpu(a) for a in args])
+    if inplace:
+        return args[0].copy_(result)
+    if isinstance(result, Tensor):
+        result = result.to(dev)
+        return out.copy_(result) if out is not None else result
+    return type(result)(r.to(dev) for r in result)
+
+
+# -- argument errors, device rules ----------------------------------------------------
+
+def type_error(op: OpDecl, name: str, value: Any) -> TypeError:
+    position = op.param_names.index(name) + 1 if name in op.param_names else 0
+    return TypeError(
+        f"{op.name}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}"
+    )
+
+
+def no_tensor_error(op: OpDecl) -> TypeError:
+    return TypeError(f"{op.name}(): at least one argument must be a Tensor")
+
+
+def unify_devices(op: OpDecl, current: Any, tensor: Tensor) -> Any:
+    """Two inputs on different devices: PyTorch's error, naming both."""
+    raise RuntimeError(
+        f"Expected all tensors to be on the same device, but found at least two devices, {current} and "
+        f"{tensor._device}! (when checking arguments for {op.name})"
+    )
+
+
+_default_device = threading.local()
+
+
+def factory_device(requested: Any) -> Any:
+    """The device a factory op allocates on: the one asked for, else the default device."""
+    if requested is None:
+        return getattr(_default_device, "value", None) or _device_cls("cpu")
+    return resolve_device(requested)
+
+
+def resolve_device(requested: Any) -> Any:
+    """A device with its index filled in as its backend would (``"cuda"`` -> ``cuda:0``)."""
+    dev = requested if isinstance(requested, _device_cls) else _device_cls(requested)
+    table = TABLES[dev.type]
+    if dev.index is None:
+        index = table.backend.default_index()
+        if index is not None:
+            dev = _device_cls(dev.type, index)
+    elif dev.index >= table.backend.device_count():
+        raise RuntimeError(
+            f"Invalid device {dev}: {dev.type} has {table.backend.device_count()} device(s)"
+        )
+    return dev
+
+
+def set_default_device(dev: Any) -> None:
+    """Make factory functions allocate on ``dev`` when no device is given (``torch.set_default_device``)."""
+    _default_device.value = None if dev is None else resolve_device(dev)
+
+
+def get_default_device() -> Any:
+    return getattr(_default_device, "value", None) or _device_cls("cpu")
+
+
+__all__ = ["OPS", "run_compute", "run_view", "run_dynamic", "COMPUTE"]

@@ -1,0 +1,86 @@
+"""The op registry: declarations, gradients, and one frozen kernel table per backend.
+
+Everything here is filled at load time (``flambeau.plugins.load``) and then only read.
+Backends other than the default are loaded on first use of their device type, through
+``TABLES.__missing__``; after that a kernel lookup is one dict access.
+"""
+from __future__ import annotations
+
+import inspect
+import warnings
+from typing import Any, Callable
+
+from ._decl import OpDecl
+
+OPS: dict[str, OpDecl] = {}
+GRADIENTS: dict[str, Callable[..., Any]] = {}
+#: Kernels registered through the pluggy hook, by backend then op, until that backend loads.
+HOOK_KERNELS: dict[str, dict[str, Callable[..., Any]]] = {}
+#: The generated public function of every op (and of every in-place form), by name.
+FUNCTIONS: dict[str, Callable[..., Any]] = {}
+
+
+class KernelTable(dict):
+    """One backend's ops: op name -> kernel. Frozen once built (no writes after load)."""
+
+    def __init__(self, backend: Any, kernels: dict[str, Callable[..., Any]]):
+        super().__init__(kernels)
+        self.backend = backend
+        self.empty = backend.empty  # bound once: the allocator on the hot path
+        self.refused: dict[str, str] = {}
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        raise TypeError("kernel tables are frozen after load")
+
+
+class _Tables(dict):
+    """device type -> KernelTable; a missing type loads its backend (the lazy-loading point)."""
+
+    def __missing__(self, device_type: str) -> KernelTable:
+        from ..plugins._loader import load_backend
+
+        table = load_backend(device_type)
+        dict.__setitem__(self, device_type, table)
+        return table
+
+
+TABLES = _Tables()
+
+
+def kernel_mismatch(decl: OpDecl, kernel: Callable[..., Any]) -> str | None:
+    """Why a kernel's parameters do not fit its op's declaration; None when they do."""
+    try:
+        sig = inspect.signature(kernel)
+    except (TypeError, ValueError):  # a builtin without a signature: nothing to check
+        return None
+    params = list(sig.parameters.values())
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return None  # a generic kernel (*args) fits any op
+    names = [p.name for p in params if p.name != "out"]
+    if names != decl.param_names:
+        return f"its parameters are ({', '.join(names)}) but the op declares ({', '.join(decl.param_names)})"
+    takes_out = "out" in sig.parameters or any(p.kind is p.VAR_KEYWORD for p in params)
+    if decl.returns_out and not takes_out:
+        return "it must take the keyword argument 'out' (a compute op's preallocated output)"
+    return None
+
+
+def build_table(backend: Any, own_kernels: dict[str, Callable[..., Any]]) -> KernelTable:
+    """Freeze a backend's kernels (its own, then those of plugins) into one flat table."""
+    merged = dict(own_kernels)
+    merged.update(HOOK_KERNELS.get(backend.name, {}))
+    accepted: dict[str, Callable[..., Any]] = {}
+    refused: dict[str, str] = {}
+    for name, kernel in merged.items():
+        decl = OPS.get(name)
+        if decl is None:
+            continue  # a kernel for an op no installed package declares: unused
+        reason = kernel_mismatch(decl, kernel)
+        if reason:
+            refused[name] = reason
+            warnings.warn(f"flambeau: backend {backend.name!r}: kernel for {name!r} refused: {reason}", stacklevel=2)
+            continue
+        accepted[name] = kernel
+    table = KernelTable(backend, accepted)
+    table.refused = refused
+    return table

@@ -1,0 +1,156 @@
+"""Helpers for meta functions: broadcasting, dim wrapping, result dtypes, shape checks.
+
+Public so that other packages' meta functions give the same errors as core-tensor's.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from .. import _dtypes
+from .._dtypes import dtype
+from .._tensor import Tensor
+
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def type_name(d: dtype) -> str:
+    """PyTorch's C++ name of a dtype, as its error messages print it (``Float``, ``Long``...)."""
+    return _TYPE_NAMES[d.name]
+
+
+def fmt_shape(shape: Iterable[int]) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def wrap_dim(dim: Any, ndim: int) -> int:
+    """A dim in ``[-ndim, ndim)`` made non-negative (a 0-d tensor accepts 0 and -1)."""
+    if isinstance(dim, Tensor):
+        dim = int(dim)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if dim < low or dim > high:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})")
+    return dim % ndim if ndim else 0
+
+
+def wrap_dims(dims: Any, ndim: int) -> tuple[int, ...]:
+    """A dim or a sequence of dims, wrapped, each at most once."""
+    if isinstance(dims, int):
+        return (wrap_dim(dims, ndim),)
+    out = tuple(wrap_dim(d, ndim) for d in dims)
+    if len(set(out)) != len(out):
+        dup = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")
+    return out
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The shape that all ``shapes`` broadcast to, or PyTorch's error naming the mismatch."""
+    ndim = max(len(s) for s in shapes)
+    result = [1] * ndim
+    for shape in shapes:
+        offset = ndim - len(shape)
+        for i, size in enumerate(shape):
+            current = result[offset + i]
+            if size == current or size == 1:
+                continue
+            if current == 1:
+                result[offset + i] = size
+            else:
+                raise RuntimeError(
+                    f"The size of tensor a ({current}) must match the size of tensor b ({size}) "
+                    f"at non-singleton dimension {i}"
+                )
+    return tuple(result)
+
+
+def shape_of(x: Any) -> tuple[int, ...]:
+    return x._data.shape if isinstance(x, Tensor) else ()
+
+
+def broadcast(a: Any, b: Any) -> tuple[int, ...]:
+    """The broadcast shape of two operands, either of which may be a Python scalar."""
+    sa = a._data.shape if isinstance(a, Tensor) else ()
+    sb = b._data.shape if isinstance(b, Tensor) else ()
+    if sa == sb:
+        return sa
+    if not sb:
+        return sa
+    if not sa:
+        return sb
+    return broadcast_shapes(sa, sb)
+
+
+def result_type(*operands: Any) -> dtype:
+    """PyTorch's result dtype for tensors and Python scalars (``torch.result_type`` for many)."""
+    dims, zeros, scalars = [], [], []
+    for x in operands:
+        if isinstance(x, Tensor):
+            (dims if x._data.ndim else zeros).append(x._dtype)
+        elif x is not None:
+            if not isinstance(x, (bool, int, float, complex)):
+                raise TypeError(f"expected a Tensor or a Python number, got {type(x).__name__}")
+            scalars.append(x)
+    return _dtypes.result_type_of(dims, zeros, scalars)
+
+
+def binary_result_type(a: Any, b: Any) -> dtype:
+    """``result_type`` for two operands, with the common same-dtype case first."""
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            if a._dtype is b._dtype:
+                return a._dtype
+        elif type(b) is float and a._dtype._category == _dtypes._FLOAT:
+            return a._dtype
+        elif type(b) is int and a._dtype._category >= _dtypes._INT:
+            return a._dtype
+    return result_type(a, b)
+
+
+def to_float(d: dtype) -> dtype:
+    """Integral and bool dtypes become the default float dtype (``exp``, ``sqrt``, ``/``...)."""
+    return d if d._category >= _dtypes._FLOAT else _dtypes.get_default_dtype()
+
+
+def is_integral(d: dtype, include_bool: bool = True) -> bool:
+    return d._category == _dtypes._INT or (include_bool and d is _dtypes.bool)
+
+
+def check_dtype_in(op: str, d: dtype, allowed: Iterable[dtype]) -> None:
+    if d not in allowed:
+        raise RuntimeError(f'"{op}" not implemented for \'{type_name(d)}\'')
+
+
+def reduced_shape(shape: Sequence[int], dims: tuple[int, ...] | None, keepdim: bool) -> tuple[int, ...]:
+    """The shape left after reducing ``dims`` (all dims when None)."""
+    if dims is None:
+        return tuple(1 for _ in shape) if keepdim else ()
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def reduction_dims(input: Tensor, dim: Any) -> tuple[int, ...] | None:
+    """Normalise a reduction's ``dim`` (None, an int, or a sequence; an empty one means all)."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)) and len(dim) == 0:
+        return None
+    return wrap_dims(dim, input._data.ndim)
+
+
+def check_size(op: str, shape: Sequence[int]) -> tuple[int, ...]:
+    """A size argument checked for negative or non-integer entries."""
+    out = []
+    for s in shape:
+        if isinstance(s, Tensor):
+            s = int(s)
+        if not isinstance(s, int) or isinstance(s, bool):
+            raise TypeError(f"{op}(): argument 'size' must be tuple of ints, but found element of type {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension {s}: {fmt_shape(shape)}")
+        out.append(s)
+    return tuple(out)

@@ -1,0 +1,100 @@
+"""The contract a backend implements: memory, transfers, devices, and its kernels."""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .._device import device
+from .._dtypes import dtype
+
+#: The version of the API between core-tensor and backends and plugins. A plugin states the
+#: range of flambeau-core-tensor it works with in its own metadata (``Requires-Dist``);
+#: that range is checked before any of its code is imported.
+CORE_API_VERSION = "0.1"
+
+
+class Backend:
+    """Base class for a device backend, as returned by a ``flambeau.backends`` entry point's factory.
+
+    A backend's "native" arrays must offer numpy's array attributes ``shape``, ``strides``
+    (in bytes), ``dtype`` (a numpy dtype), ``ndim`` and ``size``; ``Tensor`` reads its
+    metadata from them directly.
+
+    Subclasses set :attr:`name` (the device type), :attr:`priority`, :attr:`dtypes`, and
+    implement the methods below. Kernels are returned by :meth:`kernels`; a kernel for an op
+    ``f(input: Tensor, other: TensorOrScalar, *, alpha=1)`` is called as
+    ``kernel(input, other, alpha, out=out)``, natives in place of tensors, ``out`` a native
+    already allocated with the output's shape and dtype (compute ops) -- see ``flambeau.ops``.
+    """
+
+    name: str = ""
+    priority: int = 0
+    dtypes: frozenset[dtype] = frozenset()
+
+    # -- devices ---------------------------------------------------------------------
+    def device_count(self) -> int:
+        """How many devices of this type are present."""
+        return 1
+
+    def default_index(self) -> int | None:
+        """The index a device given without one resolves to (None: devices have no index)."""
+        return None
+
+    def synchronize(self, index: int | None = None) -> None:
+        """Wait for all work queued on a device to finish."""
+
+    # -- memory ----------------------------------------------------------------------
+    def empty(self, shape: tuple[int, ...], dtype: dtype, device: device) -> Any:
+        """A new uninitialised native array."""
+        raise NotImplementedError
+
+    def full(self, shape: tuple[int, ...], fill_value: Any, dtype: dtype, device: device) -> Any:
+        """A new native array with every element set to ``fill_value``."""
+        out = self.empty(shape, dtype, device)
+        self.fill_(out, fill_value)
+        return out
+
+    def fill_(self, native: Any, value: Any) -> None:
+        """Set every element of a native array (which may be a strided view) to ``value``."""
+        raise NotImplementedError
+
+    def from_numpy(self, array: np.ndarray, device: device) -> Any:
+        """Copy a host array to the device (the CPU backend may share memory)."""
+        raise NotImplementedError
+
+    def to_numpy(self, native: Any) -> np.ndarray:
+        """Copy a native array to the host (the CPU backend returns it as it is)."""
+        raise NotImplementedError
+
+    def copy_(self, dst: Any, src: Any) -> None:
+        """Copy ``src`` into ``dst`` of the same backend, broadcasting ``src``; dtypes may differ."""
+        raise NotImplementedError
+
+    def device_of(self, native: Any) -> device:
+        """The device a native array lives on."""
+        return device(self.name)
+
+    def storage_offset(self, native: Any) -> int:
+        """The offset, in elements, of a native view's first element from its storage's start."""
+        return 0
+
+    def storage_numel(self, native: Any) -> int:
+        """How many elements the storage under a native view holds (``as_strided`` checks against it)."""
+        raise NotImplementedError
+
+    def data_ptr(self, native: Any) -> int:
+        """The address of a native's first element."""
+        return 0
+
+    # -- randomness ------------------------------------------------------------------
+    def manual_seed(self, seed: int) -> None:
+        """Seed this backend's default random generators."""
+
+    # -- kernels ---------------------------------------------------------------------
+    def kernels(self) -> Mapping[str, Callable[..., Any]]:
+        """The backend's kernels, by op name."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
