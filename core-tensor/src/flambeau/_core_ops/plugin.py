@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from ..plugins._hookspecs import hookimpl
-from . import elementwise, factories, linalg, reductions, views
+from . import elementwise, factories, indexing, linalg, reductions, views
 
 
 @hookimpl
 def flambeau_declare_ops():
     return [*elementwise.declarations(), *reductions.declarations(), *views.declarations(),
-            *linalg.declarations(), *factories.declarations()]
+            *linalg.declarations(), *factories.declarations(), *indexing.declarations()]

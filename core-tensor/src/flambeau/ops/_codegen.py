@@ -11,7 +11,7 @@ import inspect
 from typing import Any, Callable
 
 from . import _dispatch
-from ._decl import (COMPUTE, DYNAMIC, FACTORY, OPTIONAL_TENSOR, TENSOR, TENSOR_LIST,
+from ._decl import (COMPUTE, DYNAMIC, FACTORY, OPTIONAL_TENSOR, OPTIONAL_TENSOR_LIST, TENSOR, TENSOR_LIST,
                     TENSOR_OR_SCALAR, VIEW, OpDecl, tensor_kind)
 
 
@@ -59,6 +59,14 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         if kind == TENSOR_LIST:
             body.append(f"_n_{n} = []")
             body.append(f"for _t in {n}:")
+            body.append(f"    if not isinstance(_t, _T): raise _type_error(_OP, {n!r}, _t)")
+            body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ")
+            body.append("    _rg = _rg or _t._requires_grad")
+            body.append(f"    _n_{n}.append(_t._data)")
+        elif kind == OPTIONAL_TENSOR_LIST:
+            body.append(f"_n_{n} = []")
+            body.append(f"for _t in {n}:")
+            body.append(f"    if _t is None: _n_{n}.append(None); continue")
             body.append(f"    if not isinstance(_t, _T): raise _type_error(_OP, {n!r}, _t)")
             body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ")
             body.append("    _rg = _rg or _t._requires_grad")

@@ -10,7 +10,8 @@ TENSOR = "Tensor"
 OPTIONAL_TENSOR = "Tensor?"
 TENSOR_OR_SCALAR = "TensorOrScalar"
 TENSOR_LIST = "TensorList"
-TENSOR_KINDS = (TENSOR, OPTIONAL_TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST)
+OPTIONAL_TENSOR_LIST = "Tensor?[]"  # a sequence whose entries are tensors or None (indexing's indices)
+TENSOR_KINDS = (TENSOR, OPTIONAL_TENSOR, TENSOR_OR_SCALAR, TENSOR_LIST, OPTIONAL_TENSOR_LIST)
 
 #: How an op's outputs come to be.
 COMPUTE = "compute"  # meta gives shapes and dtypes; the dispatcher allocates; the kernel fills ``out``
