@@ -16,21 +16,30 @@ OPS: dict[str, OpDecl] = {}
 GRADIENTS: dict[str, Callable[..., Any]] = {}
 #: Kernels registered through the pluggy hook, by backend then op, until that backend loads.
 HOOK_KERNELS: dict[str, dict[str, Callable[..., Any]]] = {}
+#: Who registered each hook kernel and each gradient (a distribution name), for messages and the report.
+HOOK_KERNEL_PROVIDERS: dict[tuple[str, str], str] = {}
+GRADIENT_PROVIDERS: dict[str, str] = {}
 #: The generated public function of every op (and of every in-place form), by name.
 FUNCTIONS: dict[str, Callable[..., Any]] = {}
 
 
 class KernelTable(dict):
-    """One backend's ops: op name -> kernel. Frozen once built (no writes after load)."""
+    """One backend's ops: op name -> kernel. Frozen once built (no writes after load).
+
+    A dict subclass that overrides only the writers, so that a lookup stays a plain dict access.
+    """
 
     def __init__(self, backend: Any, kernels: dict[str, Callable[..., Any]]):
         super().__init__(kernels)
         self.backend = backend
         self.empty = backend.empty  # bound once: the allocator on the hot path
+        #: op name -> why its kernel was refused at load
         self.refused: dict[str, str] = {}
 
-    def __setitem__(self, key: str, value: Any) -> None:
+    def _frozen(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("kernel tables are frozen after load")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _frozen  # type: ignore[assignment]
 
 
 class _Tables(dict):
@@ -65,20 +74,28 @@ def kernel_mismatch(decl: OpDecl, kernel: Callable[..., Any]) -> str | None:
     return None
 
 
-def build_table(backend: Any, own_kernels: dict[str, Callable[..., Any]]) -> KernelTable:
-    """Freeze a backend's kernels (its own, then those of plugins) into one flat table."""
-    merged = dict(own_kernels)
-    merged.update(HOOK_KERNELS.get(backend.name, {}))
+def build_table(backend: Any, own_kernels: dict[str, Callable[..., Any]], distribution: str = "?") -> KernelTable:
+    """Freeze a backend's kernels (its own, then those of plugins, which take precedence) into one flat table.
+
+    A kernel for an op that no installed package declares is dropped; one whose parameters do
+    not match its op's declaration is refused with a warning and listed in ``table.refused``.
+    """
+    from ..plugins._discovery import PluginWarning
+
+    merged = {name: (kernel, distribution) for name, kernel in own_kernels.items()}
+    for name, kernel in HOOK_KERNELS.get(backend.name, {}).items():
+        merged[name] = (kernel, HOOK_KERNEL_PROVIDERS.get((backend.name, name), "?"))
     accepted: dict[str, Callable[..., Any]] = {}
     refused: dict[str, str] = {}
-    for name, kernel in merged.items():
+    for name, (kernel, provider) in merged.items():
         decl = OPS.get(name)
         if decl is None:
             continue  # a kernel for an op no installed package declares: unused
         reason = kernel_mismatch(decl, kernel)
         if reason:
-            refused[name] = reason
-            warnings.warn(f"flambeau: backend {backend.name!r}: kernel for {name!r} refused: {reason}", stacklevel=2)
+            refused[name] = f"{reason} (kernel from {provider})"
+            warnings.warn(f"flambeau: backend {backend.name!r}: the kernel for {name!r} from {provider} is refused: "
+                          f"{reason}", PluginWarning, stacklevel=2)
             continue
         accepted[name] = kernel
     table = KernelTable(backend, accepted)

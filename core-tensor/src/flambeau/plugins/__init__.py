@@ -10,7 +10,7 @@ from __future__ import annotations
 from ._backend import CORE_API_VERSION, Backend
 from ._discovery import BACKEND_GROUP, PLUGIN_GROUP, PluginRecord, PluginWarning
 from ._hookspecs import FlambeauSpec, hookimpl, hookspec
-from ._loader import BackendUnavailable, loaded_backend
+from ._loader import BackendUnavailable, load, loaded_backend
 
 
 def plugins() -> list[PluginRecord]:
@@ -22,10 +22,10 @@ def plugins() -> list[PluginRecord]:
 
 def backends() -> list[PluginRecord]:
     """What is known of every installed backend (loaded or not)."""
-    from ._loader import backend_records
+    from ._loader import all_backend_records
 
-    return list(backend_records.values())
+    return list(all_backend_records)
 
 
 __all__ = ["Backend", "CORE_API_VERSION", "FlambeauSpec", "hookimpl", "hookspec", "PluginRecord", "PluginWarning",
-           "BackendUnavailable", "PLUGIN_GROUP", "BACKEND_GROUP", "plugins", "backends", "loaded_backend"]
+           "BackendUnavailable", "load", "PLUGIN_GROUP", "BACKEND_GROUP", "plugins", "backends", "loaded_backend"]

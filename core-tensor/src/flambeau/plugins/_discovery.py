@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import traceback
 import warnings
 from dataclasses import dataclass, field
@@ -32,12 +33,18 @@ class PluginRecord:
     reason: str = ""
     error: BaseException | None = field(default=None, repr=False)
     ops: list[str] = field(default_factory=list)
+    #: the (backend, op) kernels it registered through the hook
+    kernels: list[tuple[str, str]] = field(default_factory=list)
 
     def fail(self, reason: str, error: BaseException | None = None) -> None:
+        """Mark the entry point failed and warn, once: a second failure adds to the reason silently."""
+        if self.status == "failed":
+            self.reason += f"; then {reason}"
+            return
         self.status, self.reason, self.error = "failed", reason, error
+        kind = "backend" if self.group == BACKEND_GROUP else "plugin"
         warnings.warn(
-            f"flambeau: {self.group} plugin {self.name!r} from {self.distribution} {self.version} "
-            f"was not loaded: {reason}",
+            f"flambeau: {kind} {self.name!r} from {self.distribution} {self.version} was not loaded: {reason}",
             PluginWarning,
             stacklevel=2,
         )
@@ -50,9 +57,36 @@ class PluginRecord:
 
 
 def disabled_plugins() -> set[str]:
-    """Names listed in ``FLAMBEAU_DISABLE_PLUGINS`` (comma-separated)."""
+    """Names listed in ``FLAMBEAU_DISABLE_PLUGINS`` (comma-separated entry-point or distribution names)."""
     raw = os.environ.get("FLAMBEAU_DISABLE_PLUGINS", "")
-    return {name.strip() for name in raw.split(",") if name.strip()}
+    return {_normalize(name) for name in raw.split(",") if name.strip()}
+
+
+def _normalize(name: str) -> str:
+    # Distribution names compare as PEP 503 does: case, "-", "_" and "." are equivalent.
+    return re.sub(r"[-_.]+", "-", name.strip()).lower()
+
+
+def distribution_name(dist: metadata.Distribution | None) -> str:
+    """A distribution's name; for a broken install without METADATA, its ``.dist-info`` folder's stem."""
+    if dist is None:
+        return "?"
+    try:
+        name = dist.metadata.get("Name")
+    except Exception:  # noqa: BLE001 - unreadable metadata: fall back to the folder name
+        name = None
+    if name:
+        return name
+    path = getattr(dist, "_path", None)  # PathDistribution: the .dist-info folder
+    return str(path.name).split("-")[0] if path is not None else "?"
+
+
+def distribution_version(dist: metadata.Distribution | None) -> str:
+    """A distribution's version, or ``"?"`` for a broken install."""
+    try:
+        return (dist.metadata.get("Version") if dist is not None else None) or "?"
+    except Exception:  # noqa: BLE001
+        return "?"
 
 
 def core_version() -> str:
@@ -63,50 +97,72 @@ def core_version() -> str:
 
 
 def incompatibility(dist: metadata.Distribution | None) -> str | None:
-    """Why a distribution does not fit this core, from its metadata alone; None if it fits."""
+    """Why a distribution does not fit this core, from its metadata alone; None if it fits.
+
+    Every ``Requires-Dist`` on flambeau-core-tensor that applies here (markers evaluated, extras
+    excluded) must contain the installed version. A distribution that states no such range is
+    refused too: nothing says its native code was built for this core.
+    """
     if dist is None:
         return None
-    from packaging.requirements import Requirement  # deferred: only needed at load time
+    from packaging.requirements import InvalidRequirement, Requirement  # deferred: only needed at load
 
+    if _normalize(distribution_name(dist)) == CORE_DISTRIBUTION:
+        return None
+    version = core_version()
+    declared = False
     for line in dist.requires or ():
-        req = Requirement(line)
-        if req.name.replace("_", "-").lower() != CORE_DISTRIBUTION or req.marker is not None:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue  # pip would not have installed it; not ours to judge
+        if _normalize(req.name) != CORE_DISTRIBUTION:
             continue
-        version = core_version()
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue  # a requirement of an extra, or of another platform
+        declared = True
         if req.specifier and not req.specifier.contains(version, prereleases=True):
             return (
                 f"it requires {CORE_DISTRIBUTION}{req.specifier} but {version} is installed "
-                f"(core API {CORE_API_VERSION}); install a version of it built for this core"
+                f"(core API {CORE_API_VERSION}); install a release of {distribution_name(dist)} "
+                f"built for {CORE_DISTRIBUTION} {version}, or a {CORE_DISTRIBUTION} in that range"
             )
-        return None
-    name = dist.metadata["Name"]
-    if name and name.lower() == CORE_DISTRIBUTION:
+    if declared:
         return None
     return f"it does not declare which {CORE_DISTRIBUTION} it targets (no Requires-Dist on it)"
 
 
 def scan() -> tuple[list[PluginRecord], list[PluginRecord]]:
-    """The ``flambeau`` plugins and ``flambeau.backends`` entries, read from metadata only."""
+    """The ``flambeau`` plugins and ``flambeau.backends`` entries, read from metadata only.
+
+    Both lists are sorted by distribution then entry-point name, so that which plugin wins a
+    conflict does not depend on the order of ``sys.path``.
+    """
     plugins, backends = [], []
     disabled = disabled_plugins()
     everything = metadata.entry_points()  # one scan of installed metadata for both groups
-    for ep in list(everything.select(group=PLUGIN_GROUP)) + list(everything.select(group=BACKEND_GROUP)):
+    eps = [*everything.select(group=PLUGIN_GROUP), *everything.select(group=BACKEND_GROUP)]
+    for ep in eps:
         dist = ep.dist
         record = PluginRecord(
             name=ep.name,
             group=ep.group,
             value=ep.value,
-            distribution=dist.metadata["Name"] if dist is not None else "?",
-            version=dist.version if dist is not None else "?",
+            distribution=distribution_name(dist),
+            version=distribution_version(dist),
         )
         record._entry_point = ep  # type: ignore[attr-defined]
-        if ep.name in disabled:
+        (plugins if ep.group == PLUGIN_GROUP else backends).append(record)
+    order = lambda r: (_normalize(r.distribution), r.name)  # noqa: E731
+    plugins.sort(key=order)
+    backends.sort(key=order)
+    for record in [*plugins, *backends]:
+        if _normalize(record.name) in disabled or _normalize(record.distribution) in disabled:
             record.status, record.reason = "disabled", "listed in FLAMBEAU_DISABLE_PLUGINS"
         else:
-            reason = incompatibility(dist)
+            reason = incompatibility(record._entry_point.dist)  # type: ignore[attr-defined]
             if reason:
                 record.fail(reason)
-        (plugins if ep.group == PLUGIN_GROUP else backends).append(record)
     return plugins, backends
 
 

@@ -6,13 +6,15 @@ It calls every hook, then freezes the registry; nothing here runs per op.
 from __future__ import annotations
 
 import threading
+import warnings
 from typing import Any
 
 import pluggy
 
 from ..ops import _codegen, _dispatch
 from ..ops._decl import OpDecl
-from ..ops._registry import FUNCTIONS, GRADIENTS, HOOK_KERNELS, OPS, build_table
+from ..ops._registry import (FUNCTIONS, GRADIENT_PROVIDERS, GRADIENTS, HOOK_KERNEL_PROVIDERS, HOOK_KERNELS, OPS,
+                             build_table)
 from . import _discovery
 from ._backend import Backend
 from ._hookspecs import PROJECT, FlambeauSpec
@@ -20,7 +22,9 @@ from ._hookspecs import PROJECT, FlambeauSpec
 _lock = threading.RLock()
 _state: dict[str, Any] = {"loaded": False, "loading": False}
 plugin_records: list[_discovery.PluginRecord] = []
-backend_records: dict[str, _discovery.PluginRecord] = {}
+backend_records: dict[str, _discovery.PluginRecord] = {}  # device type -> the entry point providing it
+#: every flambeau.backends entry point, including those refused for a device type taken by another
+all_backend_records: list[_discovery.PluginRecord] = []
 BACKENDS: dict[str, Backend] = {}
 
 #: Device types a first-party distribution provides, for "install X" messages.
@@ -35,106 +39,237 @@ def plugin_manager() -> pluggy.PluginManager:
 
 
 def load() -> None:
-    """Discover and load every plugin, then freeze the registry; called once by ``import flambeau``."""
+    """Discover and load every plugin, then freeze the registry; called once by ``import flambeau``.
+
+    Not re-entrant: a plugin that calls it (or uses a backend) while being loaded gets a
+    RuntimeError, which fails that plugin and nothing else.
+    """
     with _lock:
         if _state["loaded"]:
             return
         if _state["loading"]:
-            raise RuntimeError("flambeau plugins are already loading (a plugin imported flambeau re-entrantly)")
+            raise RuntimeError(
+                "flambeau is loading its plugins and loading is not re-entrant: a plugin's import-time code "
+                "called flambeau.plugins load() or used a device; defer that work until after `import flambeau`"
+            )
         _state["loading"] = True
         try:
-            _load()
-            _state["loaded"] = True
+            engine = _load()
         finally:
             _state["loading"] = False
+        _state["loaded"] = True
+        # The kernel tables may be built from here on: every hook has been called.
+        if engine is not None:
+            _install_engine(*engine)
+        if "cpu" in backend_records:  # the default device's backend loads now; others on first use
+            try:
+                _dispatch.TABLES["cpu"]
+            except BackendUnavailable:
+                pass  # recorded and warned; using the device raises with the cause chained
 
 
-def _load() -> None:
+class _Contribution:
+    """Everything one plugin's hooks returned, checked before any of it enters the registry."""
+
+    def __init__(self) -> None:
+        self.ops: list[OpDecl] = []
+        self.functions: dict[str, Any] = {}
+        self.kernels: dict[tuple[str, str], Any] = {}
+        self.gradients: dict[str, Any] = {}
+        self.engine: Any = None
+
+
+def _load() -> tuple[Any, _discovery.PluginRecord] | None:
     from .._core_ops import plugin as core_plugin
 
     pm = plugin_manager()
-    pm.register(core_plugin, name="core")
     core_record = _discovery.PluginRecord("core", _discovery.PLUGIN_GROUP, "flambeau._core_ops.plugin",
                                           _discovery.CORE_DISTRIBUTION, _discovery.core_version(), "loaded")
-    providers: dict[int, _discovery.PluginRecord] = {id(core_plugin): core_record}
     plugins, backends = _discovery.scan()
     plugin_records[:] = [core_record, *plugins]
-    backend_records.update({r.name: r for r in backends})
+    _record_backends(backends)
+    engine: tuple[Any, _discovery.PluginRecord] | None = None
+    # Core first, then the others in a fixed order: the first to declare an op keeps it.
+    for record, module in [(core_record, core_plugin), *_import_plugins(plugins)]:
+        contribution = _contribution(pm, record, module)
+        if contribution is None:
+            continue
+        _commit(record, contribution)
+        record.status = "loaded"
+        if engine is None and contribution.engine is not None:
+            engine = (contribution.engine, record)
+    return engine
+
+
+def _record_backends(backends: list[_discovery.PluginRecord]) -> None:
+    all_backend_records[:] = backends
+    for record in backends:
+        other = backend_records.get(record.name)
+        if other is not None:
+            record.fail(f"the device type {record.name!r} is already provided by {other.distribution} "
+                        f"{other.version}; uninstall one of them")
+            continue
+        backend_records[record.name] = record
+
+
+def _import_plugins(plugins: list[_discovery.PluginRecord]):
     for record in plugins:
         if record.status != "not loaded":
-            continue
+            continue  # disabled, or refused from its metadata: its module is never imported
         module = _discovery.load_entry_point(record)
-        if module is None:
-            continue
-        try:
-            pm.register(module, name=record.name)
-        except Exception as exc:  # noqa: BLE001 - e.g. a hookimpl that matches no hookspec
-            record.fail(f"{type(exc).__name__}: {exc}", exc)
-            continue
-        record.status = "loaded"
-        providers[id(module)] = record
-
-    _collect_declarations(pm, providers)
-    _collect_gradients(pm, providers)
-    _collect_kernels(pm, providers)
-    _generate_functions()
-    engine = _call_hook(pm, providers, "flambeau_autograd_engine")
-    if engine is not None:
-        _dispatch.set_autograd_engine(engine)
-        if hasattr(engine, "install"):
-            engine.install()
+        if module is not None:
+            yield record, module
 
 
-def _results(pm: pluggy.PluginManager, providers: dict, hook_name: str):
-    """(record, result) for each plugin's implementation of a hook; failures isolate that plugin."""
-    hook = getattr(pm.hook, hook_name)
-    for impl in reversed(hook.get_hookimpls()):
-        record = providers.get(id(impl.plugin))
-        try:
-            yield record, impl.function()
-        except Exception as exc:  # noqa: BLE001
-            if record is not None:
-                record.fail(f"{hook_name} raised {type(exc).__name__}: {exc}", exc)
+def _contribution(pm: pluggy.PluginManager, record: _discovery.PluginRecord, plugin: Any) -> _Contribution | None:
+    """Call one plugin's hooks and check what they return; on any failure, record it and drop the plugin."""
+    try:
+        pm.register(plugin, name=f"{record.distribution}:{record.name}")
+    except Exception as exc:  # noqa: BLE001 - e.g. a hookimpl whose arguments match no hookspec
+        record.fail(f"{type(exc).__name__}: {exc}", exc)
+        return None
+    try:
+        return _call_hooks(pm, record, plugin)
+    except Exception as exc:  # noqa: BLE001 - any failure of a plugin must not break flambeau
+        pm.unregister(plugin)
+        record.fail(str(exc) if isinstance(exc, _PluginError) else f"{type(exc).__name__}: {exc}",
+                    exc.__cause__ if isinstance(exc, _PluginError) and exc.__cause__ else exc)
+        return None
 
 
-def _call_hook(pm, providers, hook_name):
-    for _record, result in _results(pm, providers, hook_name):
-        if result is not None:
-            return result
+class _PluginError(Exception):
+    """A plugin returned something the registry cannot take."""
+
+
+_HOOKS = ("flambeau_declare_ops", "flambeau_register_kernels", "flambeau_register_gradients",
+          "flambeau_autograd_engine")
+
+
+def _impl(pm: pluggy.PluginManager, plugin: Any, hook_name: str) -> Any:
+    for impl in getattr(pm.hook, hook_name).get_hookimpls():
+        if impl.plugin is plugin:
+            if impl.hookwrapper or getattr(impl, "wrapper", False):
+                raise _PluginError(f"{hook_name} is a hook wrapper; flambeau's hooks take plain implementations")
+            return impl.function
     return None
 
 
-def _collect_declarations(pm, providers) -> None:
-    for record, decls in _results(pm, providers, "flambeau_declare_ops"):
-        for decl in decls or ():
-            if not isinstance(decl, OpDecl):
-                record.fail(f"flambeau_declare_ops returned {type(decl).__name__}, not OpDecl")
-                break
-            if decl.name in OPS:
-                record.fail(f"op {decl.name!r} is already declared by {OPS[decl.name].provider}")
-                continue
-            decl.provider = record.distribution if record else "?"
-            OPS[decl.name] = decl
-            if record is not None:
-                record.ops.append(decl.name)
+def _call(pm: pluggy.PluginManager, plugin: Any, hook_name: str) -> Any:
+    fn = _impl(pm, plugin, hook_name)
+    if fn is None:
+        return None
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001
+        raise _PluginError(f"{hook_name} raised {type(exc).__name__}: {exc}") from exc
 
 
-def _collect_gradients(pm, providers) -> None:
-    for _record, formulas in _results(pm, providers, "flambeau_register_gradients"):
-        GRADIENTS.update(formulas or {})
+def _call_hooks(pm: pluggy.PluginManager, record: _discovery.PluginRecord, plugin: Any) -> _Contribution:
+    unknown = [name for name in dir(plugin) if name.startswith("flambeau_") and name not in _HOOKS
+               and getattr(getattr(plugin, name, None), f"{PROJECT}_impl", None) is not None]
+    if unknown:
+        raise _PluginError(f"it implements unknown hooks {unknown} (known: {list(_HOOKS)})")
+    c = _Contribution()
+    decls = list(_call(pm, plugin, "flambeau_declare_ops") or ())
+    for decl in decls:
+        _check_decl(record, decl, c)
+    kernels = _call(pm, plugin, "flambeau_register_kernels") or {}
+    if not hasattr(kernels, "items"):
+        raise _PluginError(f"flambeau_register_kernels returned {type(kernels).__name__}, not a mapping")
+    for key, kernel in kernels.items():
+        if not (isinstance(key, tuple) and len(key) == 2 and all(isinstance(k, str) for k in key)):
+            raise _PluginError(f"flambeau_register_kernels: key {key!r} is not (backend name, op name)")
+        if not callable(kernel):
+            raise _PluginError(f"flambeau_register_kernels: the kernel for {key!r} is not callable")
+        c.kernels[key] = kernel
+    gradients = _call(pm, plugin, "flambeau_register_gradients") or {}
+    if not hasattr(gradients, "items"):
+        raise _PluginError(f"flambeau_register_gradients returned {type(gradients).__name__}, not a mapping")
+    for name, formula in gradients.items():
+        if not isinstance(name, str) or not callable(formula):
+            raise _PluginError(f"flambeau_register_gradients: {name!r} must map an op name to a callable")
+        c.gradients[name] = formula
+    c.engine = _call(pm, plugin, "flambeau_autograd_engine")
+    return c
 
 
-def _collect_kernels(pm, providers) -> None:
-    for _record, kernels in _results(pm, providers, "flambeau_register_kernels"):
-        for (backend_name, op_name), kernel in (kernels or {}).items():
-            HOOK_KERNELS.setdefault(backend_name, {})[op_name] = kernel
+def _no_checks(*args: Any) -> None:
+    """The meta function of a view or dynamic op declared without one: it checks nothing."""
 
 
-def _generate_functions() -> None:
-    for decl in OPS.values():
-        FUNCTIONS[decl.name] = _codegen.build(decl)
+def _check_decl(record: _discovery.PluginRecord, decl: Any, c: _Contribution) -> None:
+    if not isinstance(decl, OpDecl):
+        raise _PluginError(f"flambeau_declare_ops returned a {type(decl).__name__}, not a flambeau.ops.OpDecl")
+    name = decl.name
+    if name in OPS or name in c.functions:
+        owner = OPS[name].provider if name in OPS else record.distribution
+        raise _PluginError(f"it declares the op {name!r}, which {owner} already declares")
+    if decl.meta is None:
+        if decl.returns_out:
+            raise _PluginError(f"op {name!r}: a {decl.kind} op needs a meta function (output shapes and dtypes)")
+        decl.meta = _no_checks  # view/dynamic metas only check; a composite-only op may have none
+    core = record.distribution == _discovery.CORE_DISTRIBUTION
+    if not core:
+        # Generated methods are set on Tensor: never let a plugin replace one of the core's own.
+        for method in ([name] if decl.method else []) + ([name + "_"] if decl.inplace else []):
+            if method in _core_tensor_attrs():
+                raise _PluginError(f"op {name!r} would replace flambeau.Tensor.{method}")
+    decl.provider = record.distribution
+    try:
+        c.functions[name] = _codegen.build(decl)
         if decl.inplace:
-            FUNCTIONS[decl.name + "_"] = _codegen.build(decl, inplace=True)
+            c.functions[name + "_"] = _codegen.build(decl, inplace=True)
+    except Exception as exc:  # noqa: BLE001
+        raise _PluginError(f"op {name!r} cannot be built: {type(exc).__name__}: {exc}") from exc
+    c.ops.append(decl)
+
+
+def _core_tensor_attrs() -> frozenset[str]:
+    """Tensor's own attributes (class body and the core's hand-written methods), before any op is installed."""
+    cached = _state.get("tensor_attrs")
+    if cached is None:
+        from .. import _methods
+        from .._tensor import Tensor
+
+        cached = frozenset(dir(Tensor)) | frozenset(getattr(_methods, "_METHODS", {}))
+        _state["tensor_attrs"] = cached
+    return cached
+
+
+def _commit(record: _discovery.PluginRecord, c: _Contribution) -> None:
+    for decl in c.ops:
+        OPS[decl.name] = decl
+        record.ops.append(decl.name)
+    FUNCTIONS.update(c.functions)
+    for (backend_name, op_name), kernel in c.kernels.items():
+        key = (backend_name, op_name)
+        owner = HOOK_KERNEL_PROVIDERS.get(key)
+        if owner is not None:
+            warnings.warn(f"flambeau: plugin {record.name!r} from {record.distribution} registers a kernel for "
+                          f"{key}, which {owner} already registers; keeping the first",
+                          _discovery.PluginWarning, stacklevel=2)
+            continue
+        HOOK_KERNELS.setdefault(backend_name, {})[op_name] = kernel
+        HOOK_KERNEL_PROVIDERS[key] = record.distribution
+        record.kernels.append(key)
+    for op_name, formula in c.gradients.items():
+        if op_name in GRADIENTS:
+            warnings.warn(f"flambeau: plugin {record.name!r} from {record.distribution} registers a gradient for "
+                          f"{op_name!r}, which {GRADIENT_PROVIDERS[op_name]} already registers; keeping the first",
+                          _discovery.PluginWarning, stacklevel=2)
+            continue
+        GRADIENTS[op_name] = formula
+        GRADIENT_PROVIDERS[op_name] = record.distribution
+
+
+def _install_engine(engine: Any, record: _discovery.PluginRecord) -> None:
+    try:
+        if hasattr(engine, "install"):
+            engine.install()
+    except Exception as exc:  # noqa: BLE001 - autograd failing must leave the tensor library usable
+        record.fail(f"its autograd engine failed to install: {type(exc).__name__}: {exc}", exc)
+        return
+    _dispatch.set_autograd_engine(engine)
 
 
 # -- backends -------------------------------------------------------------------------
@@ -155,6 +290,14 @@ def load_backend(device_type: str) -> Any:
     from ..ops._registry import KernelTable
 
     with _lock:
+        built = dict.get(_dispatch.TABLES, device_type)
+        if built is not None:  # another thread loaded it while this one waited for the lock
+            return built
+        if not _state["loaded"]:
+            raise RuntimeError(
+                f"flambeau is loading its plugins: the '{device_type}' device cannot be used until "
+                "`import flambeau` has finished (a plugin used it at import time; defer that work)"
+            )
         record = backend_records.get(device_type)
         if record is None:
             dist = KNOWN_BACKEND_DISTRIBUTIONS.get(device_type)
@@ -176,7 +319,7 @@ def load_backend(device_type: str) -> Any:
                 raise TypeError(f"the factory returned {type(backend).__name__}, not a flambeau.plugins.Backend")
             if backend.name != device_type:
                 raise ValueError(f"the backend calls itself {backend.name!r}, but its entry point is {device_type!r}")
-            table: KernelTable = build_table(backend, dict(backend.kernels()))
+            table: KernelTable = build_table(backend, dict(backend.kernels()), record.distribution)
         except Exception as exc:  # noqa: BLE001
             record.fail(f"{type(exc).__name__}: {exc}", exc)
             raise BackendUnavailable(_failed_message(record)) from exc
@@ -188,7 +331,8 @@ def load_backend(device_type: str) -> Any:
 def _failed_message(record: _discovery.PluginRecord) -> str:
     return (
         f"the '{record.name}' backend from {record.distribution} {record.version} failed to load: {record.reason}. "
-        f"Reinstall or upgrade {record.distribution} (see `python -m flambeau info`), or remove it."
+        f"To fix it, reinstall or upgrade {record.distribution} so that it matches flambeau-core-tensor "
+        f"{_discovery.core_version()} (`python -m flambeau info` shows what is installed), or uninstall it."
     )
 
 
