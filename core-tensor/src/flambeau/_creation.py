@@ -8,10 +8,10 @@ import numpy as np
 
 from . import _dtypes
 from ._device import device as _device
+from ._size import Size as _Size
 from ._tensor import Tensor, wrap
 from .ops._dispatch import factory_device
 from .ops._registry import FUNCTIONS, TABLES
-from .ops.meta import check_size
 
 
 def _backend(dev: _device) -> Any:
@@ -24,58 +24,114 @@ def _finish(result: Tensor, requires_grad: bool) -> Tensor:
     return result
 
 
-def _infer_dtype(array: np.ndarray, from_python: bool) -> _dtypes.dtype:
-    kind = array.dtype.kind
-    if from_python:
-        if kind == "b":
-            return _dtypes.bool
-        if kind in "iu":
-            return _dtypes.int64
-        if kind == "f":
-            return _dtypes.get_default_dtype()
-        if kind == "c":
-            return _dtypes.default_complex_dtype()
-    return _dtypes.from_numpy_dtype(array.dtype)
+def _leaf_dtype(value: Any) -> _dtypes.dtype:
+    """The dtype one element of nested data contributes to inference (PyTorch's infer_scalar_type)."""
+    if isinstance(value, Tensor):
+        return value._dtype
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind in "OUSV":
+            raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
+        return _dtypes.from_numpy_dtype(value.dtype)
+    if isinstance(value, (bool, np.bool_)):
+        return _dtypes.bool
+    if isinstance(value, int):
+        return _dtypes.int64
+    if isinstance(value, float):
+        return _dtypes.get_default_dtype()
+    if isinstance(value, complex):
+        return _dtypes.default_complex_dtype()
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(value).__name__}")
 
 
-def _to_numpy(data: Any) -> tuple[np.ndarray, bool]:
-    """Host array for ``data``, and whether its dtype came from Python values (to be re-inferred)."""
-    if isinstance(data, np.ndarray):
-        return data, False
-    if isinstance(data, np.generic):
-        return np.asarray(data), False
-    if isinstance(data, (str, bytes)):
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    if isinstance(data, (list, tuple)):
-        _check_ragged(data)
-    try:
-        array = np.asarray(data)
-    except (ValueError, TypeError) as exc:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}: {exc}") from None
-    if array.dtype.kind in "OUSV":
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    has_tensor = isinstance(data, Tensor) or _contains_tensor(data)
-    return array, not has_tensor
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim > 0) or (
+        isinstance(value, Tensor) and value._data.ndim > 0)
 
 
-def _contains_tensor(data: Any) -> bool:
-    while isinstance(data, (list, tuple)) and data:
-        data = data[0]
-    return isinstance(data, Tensor)
+def _scan(data: Any, dim: int, shape: list[int]) -> _dtypes.dtype | None:
+    """Check nested sequences for a regular shape (PyTorch's errors) and infer their dtype.
 
-
-def _check_ragged(data: Any, dim: int = 0) -> None:
-    """PyTorch's error for nested sequences of unequal lengths (numpy's is less helpful)."""
-    nested = [isinstance(item, (list, tuple)) for item in data]
-    if not any(nested):
-        return
-    length = len(data[0]) if nested[0] else None
-    for item, is_seq in zip(data, nested):
-        if not is_seq or len(item) != length:
-            got = len(item) if is_seq else type(item).__name__
-            raise ValueError(f"expected sequence of length {length} at dim {dim + 1} (got {got})")
+    ``shape`` holds the lengths seen so far per dim; returns the promoted dtype of the leaves
+    (None for an empty sequence).
+    """
+    if isinstance(data, np.ndarray) and data.ndim > 0:
+        _check_length(shape, dim, data.shape[0])
+        shape[dim + 1:] = []
+        shape.extend(data.shape[1:])
+        return _leaf_dtype(data)
+    if isinstance(data, Tensor) and data._data.ndim > 0:  # PyTorch reads list elements as scalars
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    _check_length(shape, dim, len(data))
+    result = None
     for item in data:
-        _check_ragged(item, dim + 1)
+        if _is_sequence(item):
+            if len(shape) == dim + 1 and result is not None:  # scalars came first at this depth
+                raise TypeError(_scalar_type_error(result, item))
+            found = _scan(item, dim + 1, shape)
+        else:
+            if len(shape) > dim + 1:  # sequences came first at this depth
+                raise TypeError("not a sequence")
+            found = _leaf_dtype(item)
+        if found is not None:
+            result = found if result is None else _dtypes.promote_types(result, found)
+    return result
+
+
+def _check_length(shape: list[int], dim: int, length: int) -> None:
+    if len(shape) <= dim:
+        shape.append(length)
+    elif shape[dim] != length:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {length})")
+
+
+def _scalar_type_error(leaf: _dtypes.dtype, item: Any) -> str:
+    name = type(item).__name__
+    if leaf._category == _dtypes._FLOAT:
+        return f"must be real number, not {name}"
+    if leaf._category == _dtypes._COMPLEX:
+        return f"must be complex number, not {name}"
+    return f"'{name}' object cannot be interpreted as an integer"
+
+
+def _host_data(data: Any) -> tuple[np.ndarray, _dtypes.dtype]:
+    """``data`` (a number, nested sequences, a numpy array) as a host array and its inferred dtype."""
+    if isinstance(data, np.ndarray):
+        return data, _leaf_dtype(data)
+    if isinstance(data, (list, tuple)):
+        dt = _scan(data, 0, [])
+        if dt is None:
+            dt = _dtypes.get_default_dtype()
+        return _nested_to_numpy(data), dt
+    dt = _leaf_dtype(data)
+    return np.asarray(data._host() if isinstance(data, Tensor) else data), dt
+
+
+def _holds_tensor(data: Any) -> bool:
+    return any(isinstance(x, Tensor) or (isinstance(x, (list, tuple)) and _holds_tensor(x)) for x in data)
+
+
+def _nested_to_numpy(data: Any) -> np.ndarray:
+    if isinstance(data, (list, tuple)) and _holds_tensor(data):
+        return np.array([_nested_to_numpy(x) for x in data])
+    if isinstance(data, Tensor):
+        return np.asarray(data._host())
+    array = np.asarray(data)
+    if array.dtype.kind == "O":  # a mix numpy could not lay out (should have been caught by _scan)
+        raise TypeError("new(): invalid data type 'object'")
+    return array
+
+
+def _check_overflow(array: np.ndarray, dt: _dtypes.dtype) -> None:
+    """PyTorch refuses Python values that do not fit an integer dtype (unsigned ones wrap from -max)."""
+    if dt._category != _dtypes._INT or array.size == 0 or array.dtype.kind not in "iuf":
+        return
+    info = np.iinfo(dt.numpy_dtype)
+    low = -int(info.max) if not dt.is_signed else int(info.min)
+    lo, hi = array.min(), array.max()
+    if lo < low or hi > int(info.max):
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
 
 
 def tensor(data: Any, *, dtype: _dtypes.dtype | None = None, device: Any = None, requires_grad: bool = False,
@@ -102,9 +158,13 @@ def tensor(data: Any, *, dtype: _dtypes.dtype | None = None, device: Any = None,
         )
         result = data.detach().to(device if device is not None else data._device, dtype or data._dtype, copy=True)
         return _finish(result, requires_grad)
-    array, from_python = _to_numpy(data)
-    dt = dtype or _infer_dtype(array, from_python)
+    array, inferred = _host_data(data)
+    dt = dtype or inferred
+    if dtype is not None and not isinstance(data, np.ndarray):
+        _check_overflow(array, dt)
     dev = factory_device(device)
+    if array.dtype.kind == "c" and not dt.is_complex:
+        array = array.real  # PyTorch drops the imaginary part (with a warning) when casting to real
     host = np.array(array, dtype=dt.numpy_dtype, copy=True, order="C")
     return _finish(wrap(_backend(dev).from_numpy(host, dev), dt, dev), requires_grad)
 
@@ -164,16 +224,42 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
     raise RuntimeError(f"from_dlpack: no loaded backend accepts DLPack device type {dl_type} (index {dl_index})")
 
 
-def _size_args(name: str, size: tuple) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], (list, tuple)):
-        size = tuple(size[0])
-    return check_size(name, size)
+def _size_args(name: str, size: tuple, keyword: Any = None) -> tuple[int, ...]:
+    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(Size)`` or ``f(size=...)``: the shape, checked."""
+    if keyword is not None:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (keyword,)
+    if len(size) == 1 and not isinstance(size[0], int):
+        if not isinstance(size[0], (list, tuple)):
+            if isinstance(size[0], Tensor) and size[0]._data.ndim == 0:
+                size = (int(size[0]),)
+            else:
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, "
+                                f"not {type(size[0]).__name__}")
+        else:
+            size = tuple(size[0])
+    for pos, s in enumerate(size, 1):
+        if isinstance(s, bool) or not isinstance(s, (int, Tensor)) or (isinstance(s, Tensor) and s._data.ndim):
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos} with error "
+                            f"\"type must be tuple of ints,but got {type(s).__name__}\"")
+    shape = tuple(int(s) for s in size)
+    for s in shape:
+        if s < 0:
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape
 
 
-def _filled(name: str, size: tuple, value: Any, dtype: Any, device: Any, requires_grad: bool, out: Any) -> Tensor:
-    shape = _size_args(name, size)
+def _filled(name: str, size: tuple, value: Any, dtype: Any, device: Any, requires_grad: bool, out: Any,
+            keyword_size: Any = None) -> Tensor:
+    shape = _size_args(name, size, keyword_size)
     if out is not None:
-        if out.shape != shape:
+        if dtype is not None and dtype is not out._dtype:
+            raise RuntimeError(f"dtype {_type_name(dtype)} does not match dtype of out parameter "
+                               f"({_type_name(out._dtype)})")
+        if tuple(out.shape) != shape:
             out._data = _backend(out._device).empty(shape, out._dtype, out._device)
         if value is not None:
             out.fill_(value)
@@ -185,28 +271,79 @@ def _filled(name: str, size: tuple, value: Any, dtype: Any, device: Any, require
     return _finish(wrap(native, dt, dev), requires_grad)
 
 
+def _type_name(dt: _dtypes.dtype) -> str:
+    from .ops.meta import type_name
+
+    return type_name(dt)
+
+
 def zeros(*size: Any, out: Tensor | None = None, dtype: _dtypes.dtype | None = None, device: Any = None,
-          requires_grad: bool = False, **_: Any) -> Tensor:
-    """A tensor of ``size`` filled with 0 (``size`` as ints or one sequence)."""
-    return _filled("zeros", size, 0, dtype, device, requires_grad, out)
+          requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """A tensor filled with 0.
+
+    Args:
+        *size: the shape, as ints or as one sequence (``zeros(2, 3)``, ``zeros((2, 3))``).
+        out: write into this tensor (resized to ``size``) instead of a new one.
+        dtype: the dtype; the default dtype (float32) when None.
+        device: where to allocate it; the default device when None.
+        requires_grad: whether autograd records operations on it.
+
+    Example::
+
+        >>> fb.zeros(2, 3)
+        tensor([[0., 0., 0.],
+                [0., 0., 0.]])
+    """
+    return _filled("zeros", size, 0, dtype, device, requires_grad, out, _keyword_size(kwargs))
 
 
 def ones(*size: Any, out: Tensor | None = None, dtype: _dtypes.dtype | None = None, device: Any = None,
-         requires_grad: bool = False, **_: Any) -> Tensor:
-    """A tensor of ``size`` filled with 1."""
-    return _filled("ones", size, 1, dtype, device, requires_grad, out)
+         requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """A tensor filled with 1; arguments as :func:`zeros`.
+
+    Example::
+
+        >>> fb.ones(2, dtype=fb.int32)
+        tensor([1, 1], dtype=flambeau.int32)
+    """
+    return _filled("ones", size, 1, dtype, device, requires_grad, out, _keyword_size(kwargs))
 
 
 def empty(*size: Any, out: Tensor | None = None, dtype: _dtypes.dtype | None = None, device: Any = None,
-          requires_grad: bool = False, **_: Any) -> Tensor:
-    """An uninitialised tensor of ``size``."""
-    return _filled("empty", size, None, dtype, device, requires_grad, out)
+          requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """An uninitialised tensor; arguments as :func:`zeros`."""
+    return _filled("empty", size, None, dtype, device, requires_grad, out, _keyword_size(kwargs))
+
+
+def _keyword_size(kwargs: dict) -> Any:
+    """``size=`` given as a keyword; the other PyTorch keywords (layout, pin_memory...) are accepted."""
+    kwargs.pop("layout", None)
+    kwargs.pop("pin_memory", None)
+    kwargs.pop("memory_format", None)
+    size = kwargs.pop("size", None)
+    if kwargs:
+        raise TypeError(f"got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return size
 
 
 def full(size: Sequence[int], fill_value: Any, *, out: Tensor | None = None, dtype: _dtypes.dtype | None = None,
-         device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
-    """A tensor of ``size`` filled with ``fill_value``; the dtype follows the value when not given."""
-    if dtype is None:
+         device: Any = None, requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value``.
+
+    Args:
+        size: the shape, a sequence of ints.
+        fill_value: the value; when ``dtype`` is None it also gives the dtype (bool, int64, or the
+            default float dtype).
+
+    Example::
+
+        >>> fb.full((2,), 7)
+        tensor([7, 7])
+    """
+    _keyword_size(kwargs)
+    if not isinstance(size, (list, tuple)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    if dtype is None and out is None:
         value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
         dtype = _dtypes.scalar_dtype(value)
     return _filled("full", (tuple(size),), fill_value, dtype, device, requires_grad, out)
@@ -265,12 +402,27 @@ def _resize_into(out: Tensor, result: Tensor) -> Tensor:
 
 
 def legacy_constructor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
-    """``flambeau.Tensor(...)``: PyTorch's legacy float constructor (data, or sizes)."""
+    """``flambeau.Tensor(...)``: PyTorch's legacy float constructor.
+
+    ``Tensor()`` is empty, ``Tensor(2, 3)`` and ``Tensor(Size([2, 3]))`` are uninitialised of that
+    shape, ``Tensor(data)`` copies a sequence as the default dtype, ``Tensor(tensor)`` aliases it.
+    """
     device = kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"new() received an invalid combination of arguments - got unexpected keyword "
+                        f"'{next(iter(kwargs))}'")
     if not args:
         return empty(0, device=device)
-    if len(args) == 1 and not isinstance(args[0], int):
-        return tensor(args[0], dtype=_dtypes.get_default_dtype(), device=device)
+    if len(args) == 1:
+        data = args[0]
+        if isinstance(data, _Size):
+            return empty(data, device=device)
+        if isinstance(data, Tensor):
+            return data
+        if isinstance(data, (list, tuple, np.ndarray)):
+            return tensor(data, dtype=_dtypes.get_default_dtype(), device=device)
+        if not isinstance(data, int):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
     return empty(*args, device=device)
 
 

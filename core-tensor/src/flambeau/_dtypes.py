@@ -143,7 +143,7 @@ def get_default_dtype() -> dtype:
 def set_default_dtype(d: dtype) -> None:
     """Set the default floating-point dtype; only float16, bfloat16, float32 and float64 are allowed."""
     if not isinstance(d, dtype) or d._category != _FLOAT:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+        raise TypeError("only floating-point types are supported as the default type")
     _default.value = d
 
 
@@ -222,37 +222,67 @@ def can_cast(from_: dtype, to: dtype) -> builtins_bool:
 
 
 class finfo:
-    """Machine limits for floating-point dtypes, as ``torch.finfo``."""
+    """Machine limits for floating-point dtypes, as ``torch.finfo``.
+
+    Args:
+        type: a floating-point or complex dtype (complex gives its real part's limits); the
+            default dtype when None.
+
+    Example::
+
+        >>> fb.finfo(fb.float16).eps
+        0.0009765625
+    """
 
     def __init__(self, type: dtype | None = None):
         type = type or _default.value
-        if type._category not in (_FLOAT, _COMPLEX):
-            raise TypeError("finfo() requires a floating point input type.")
-        info = np.finfo(type.to_real().numpy_dtype)
-        self.dtype = type.to_real().name
-        self.bits = int(info.bits)
+        if not isinstance(type, dtype) or type._category not in (_FLOAT, _COMPLEX):
+            raise TypeError("flambeau.finfo() requires a floating point input type. "
+                            "Use flambeau.iinfo to handle 'flambeau.finfo'")
+        real = type.to_real()
+        if real is bfloat16:
+            import ml_dtypes
+
+            info: Any = ml_dtypes.finfo(real.numpy_dtype)
+        else:
+            info = np.finfo(real.numpy_dtype)
+        self.dtype = real.name
+        self.bits = real.itemsize * 8
         self.eps = float(info.eps)
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = self.smallest_normal = float(info.tiny)
-        self.resolution = float(info.resolution)
+        # PyTorch's resolution is exactly 10 ** -precision, not numpy's value rounded to the dtype.
+        self.resolution = float(10.0 ** -int(info.precision))
 
     def __repr__(self) -> str:
-        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
 
 class iinfo:
-    """Machine limits for integer dtypes, as ``torch.iinfo``."""
+    """Machine limits for integer dtypes, as ``torch.iinfo``.
+
+    Args:
+        type: an integer dtype (uint8, int8, int16, int32 or int64).
+
+    Example::
+
+        >>> fb.iinfo(fb.int8).min
+        -128
+    """
 
     def __init__(self, type: dtype):
-        if type._category not in (_INT, _BOOL):
-            raise TypeError("iinfo() requires an integer input type.")
-        info = np.iinfo(type.numpy_dtype) if type is not bool else None
+        if type is bool:
+            raise TypeError("flambeau.bool is not supported by flambeau.iinfo")
+        if not isinstance(type, dtype) or type._category != _INT:
+            raise TypeError("flambeau.iinfo() requires an integer input type. "
+                            "Use flambeau.finfo to handle 'flambeau.iinfo'")
+        info = np.iinfo(type.numpy_dtype)
         self.dtype = type.name
         self.bits = type.itemsize * 8
-        self.max = int(info.max) if info else 1
-        self.min = int(info.min) if info else 0
+        self.max = int(info.max)
+        self.min = int(info.min)
 
     def __repr__(self) -> str:
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -15,8 +15,11 @@ FACTORY_KW = "*, dtype=None, device=None, requires_grad=False"
 def _number(value: Any, name: str) -> Any:
     if isinstance(value, Tensor):
         return value.item()
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise TypeError(f"arange(): argument '{name}' must be Number, not {type(value).__name__}")
+    if isinstance(value, bool):
+        return int(value)
+    if not isinstance(value, (int, float)):
+        position = {"start": 1, "end": 2, "step": 3}[name]
+        raise TypeError(f"arange(): argument '{name}' (position {position}) must be Number, not {type(value).__name__}")
     return value
 
 
@@ -24,10 +27,13 @@ def arange_length(start: Any, end: Any, step: Any) -> int:
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and start > end) or (step < 0 and start < end):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if any(isinstance(v, float) and not math.isfinite(v) for v in (start, end)):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
-    return max(0, math.ceil((end - start) / step))
+    length = max(0, math.ceil((end - start) / step))
+    if length >= 2 ** 63:
+        raise RuntimeError("invalid size, possible overflow?")
+    return length
 
 
 def _arange_meta(start: Any, end: Any, step: Any = 1, dtype: Any = None, device: Any = None,
