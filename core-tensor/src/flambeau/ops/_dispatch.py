@@ -169,7 +169,20 @@ _strict = threading.local()
 
 
 def enable_cpu_fallback(backend: str, enabled: bool = True) -> None:
-    """Let ops that ``backend`` lacks run on the CPU (copy in, compute, copy out), with a warning."""
+    """Let ops that ``backend`` lacks run on the CPU (copy in, compute, copy out), with a warning.
+
+    Views, factories and random ops never fall back; ``set_strict(True)`` forbids every fallback.
+
+    Args:
+        backend: the device type, e.g. ``"cuda"``.
+        enabled: False turns the fallback off again.
+
+    Example::
+
+        >>> fb.ops.enable_cpu_fallback("meta")
+    """
+    if not isinstance(backend, str):
+        raise TypeError(f"enable_cpu_fallback(): backend must be a device type name (str), not {type(backend).__name__}")
     (_fallback_enabled.add if enabled else _fallback_enabled.discard)(backend)
 
 
@@ -200,10 +213,11 @@ def _without_kernel(op: OpDecl, dev: Any, args: tuple, out: Any, inplace: bool) 
         return result
     table = TABLES[dev.type]
     backend = table.backend
-    if dev.type != "cpu" and dev.type in _fallback_enabled and op.kind != VIEW and op.kind != FACTORY \
-            and not getattr(op, "random", False):
+    never = op.kind == VIEW or op.kind == FACTORY or getattr(op, "random", False)
+    if dev.type != "cpu" and dev.type in _fallback_enabled and not never:
         if is_strict():
-            raise RuntimeError(f"{op.name}: no kernel on backend {dev.type!r} and strict mode forbids the CPU fallback")
+            raise RuntimeError(f"'{op.name}' has no kernel on backend '{dev.type}' and strict mode "
+                               "(flambeau.ops.set_strict) forbids the CPU fallback")
         return _cpu_fallback(op, dev, args, out, inplace)
     raise NotImplementedError(missing_kernel_message(op, backend))
 
@@ -217,8 +231,10 @@ def missing_kernel_message(op: OpDecl, backend: Any) -> str:
     return (
         f"Could not run '{op.name}' on backend '{backend.name}': the op (declared by {op.provider or '?'}) "
         f"has no kernel for this backend and no composite implementation{why}. "
-        f"A kernel must come from {dist} or from a plugin that registers ('{backend.name}', '{op.name}'); "
-        f"or call flambeau.ops.enable_cpu_fallback('{backend.name}') to run it on the CPU."
+        f"A kernel must come from {dist} or from a plugin that registers ('{backend.name}', '{op.name}')"
+        + (f"; {op.kind if op.kind in (VIEW, FACTORY) else 'random'} ops never fall back to the CPU."
+           if op.kind in (VIEW, FACTORY) or getattr(op, "random", False) else
+           f"; or call flambeau.ops.enable_cpu_fallback('{backend.name}') to run it on the CPU.")
     )
 
 
@@ -239,13 +255,23 @@ def _cpu_fallback(op, dev, args, out, inplace):
             return type(x)(to_cpu(i) for i in x)
         return x
 
-    result = FUNCTIONS[op.name](*[to_cpu(a) for a in args])
-    if inplace:
-        return args[0].copy_(result)
+    cpu_args = [to_cpu(a) for a in args]
+    if inplace:  # `input` is written: compute on the CPU, copy the result back into it
+        return args[0].copy_(FUNCTIONS[op.name](*cpu_args).to(dev))
+    if out is not None:  # the CPU op checks and resizes copies of `out`; the device's `out` follows
+        outs = (out,) if isinstance(out, Tensor) else tuple(out)
+        cpu_outs = tuple(o.to(cpu) for o in outs)
+        FUNCTIONS[op.name](*cpu_args, out=cpu_outs[0] if isinstance(out, Tensor) else cpu_outs)
+        for o, c in zip(outs, cpu_outs):
+            if tuple(o.shape) != tuple(c.shape):
+                o._data = TABLES[dev.type].empty(tuple(c.shape), o._dtype, dev)
+            o.copy_(c.to(dev))
+        return out
+    result = FUNCTIONS[op.name](*cpu_args)
     if isinstance(result, Tensor):
-        result = result.to(dev)
-        return out.copy_(result) if out is not None else result
-    return type(result)(r.to(dev) for r in result)
+        return result.to(dev)
+    moved = [r.to(dev) for r in result]
+    return type(result)(*moved) if hasattr(result, "_fields") else type(result)(moved)  # named tuples too
 
 
 # -- argument errors, device rules ----------------------------------------------------

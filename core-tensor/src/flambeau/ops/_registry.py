@@ -65,7 +65,7 @@ def kernel_mismatch(decl: OpDecl, kernel: Callable[..., Any]) -> str | None:
     params = list(sig.parameters.values())
     if any(p.kind is p.VAR_POSITIONAL for p in params):
         return None  # a generic kernel (*args) fits any op
-    names = [p.name for p in params if p.name != "out"]
+    names = [p.name for p in params if p.name != "out" and p.kind is not p.VAR_KEYWORD]
     if names != decl.param_names:
         return f"its parameters are ({', '.join(names)}) but the op declares ({', '.join(decl.param_names)})"
     takes_out = "out" in sig.parameters or any(p.kind is p.VAR_KEYWORD for p in params)
