@@ -88,11 +88,27 @@ def _view(self: Tensor, *shape: Any) -> Tensor:
 
 
 def _view_dtype(self: Tensor, dtype: _dtypes.dtype) -> Tensor:
+    """``x.view(dtype)``: the same bytes read as another dtype (the last dim rescales by the size ratio)."""
     from ._tensor import wrap
+    from .ops.meta import type_name
 
-    if dtype.itemsize != self._dtype.itemsize:
-        if self._data.ndim == 0 or self.stride(-1) != 1:
-            raise RuntimeError("self.stride(-1) must be 1 to view a tensor as a dtype of another size")
+    old, new = self._dtype.itemsize, dtype.itemsize
+    if old != new:
+        what = f"to view {type_name(self._dtype)} as {type_name(dtype)} (different element sizes)"
+        if self._data.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if self.stride(-1) != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {self.stride(-1)}")
+        if new > old:
+            ratio = new // old
+            if self._data.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {self._data.shape[-1]}")
+            if self.storage_offset() % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, "
+                                   f"but got {self.storage_offset()}")
+            for d, st in enumerate(self.stride()[:-1]):
+                if st % ratio:
+                    raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} {what}, but got {st}")
     out = wrap(self._data.view(dtype.numpy_dtype), dtype, self._device)
     out._version, out._base = self._version, self._base if self._base is not None else self
     return out

@@ -36,8 +36,12 @@ def flat_storage(array: np.ndarray) -> np.ndarray:
 
 def as_strided(array: np.ndarray, size, stride, storage_offset_: int | None) -> np.ndarray:
     """A view of ``array``'s storage with element strides, bounds already checked by the meta function."""
-    flat = flat_storage(array)
+    base = root(array)
     offset = storage_offset(array) if storage_offset_ is None else storage_offset_
     item = array.itemsize
-    return np.lib.stride_tricks.as_strided(flat[offset:], shape=tuple(size),
-                                           strides=tuple(s * item for s in stride), writeable=True)
+    if not (base.flags.c_contiguous or base.flags.f_contiguous):
+        raise RuntimeError("as_strided: the storage under this tensor is not contiguous")
+    # An ndarray over the root's buffer keeps ``base`` pointing at the root, so that offsets and
+    # later views still find the storage (stride_tricks.as_strided would hide it behind a DummyArray).
+    return np.ndarray(tuple(size), dtype=array.dtype, buffer=base, offset=offset * item,
+                      strides=tuple(s * item for s in stride))

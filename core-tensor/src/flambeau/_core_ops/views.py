@@ -20,6 +20,9 @@ def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
             raise RuntimeError(f"invalid shape dimension {s}")
     known = math.prod(s for s in shape if s != -1)
     if unknown:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {fmt_shape(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{fmt_shape(shape)}' is invalid for input of size {numel}")
         shape = shape[:unknown[0]] + (numel // known,) + shape[unknown[0] + 1:]
@@ -91,7 +94,9 @@ def _permute_meta(input: Tensor, dims: Sequence[int]) -> None:
             "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
             f"desired ordering of dimensions i.e. input.dim() = {input._data.ndim} is not equal to len(dims) = {len(dims)}"
         )
-    wrap_dims(dims, input._data.ndim)
+    wrapped = [wrap_dim(d, input._data.ndim) for d in dims]
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
 
 
 def _t_meta(input: Tensor) -> None:
@@ -99,11 +104,12 @@ def _t_meta(input: Tensor) -> None:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
 
 
-def expanded_shape(input_shape: Sequence[int], size: Sequence[int]) -> tuple[int, ...]:
+def expanded_shape(input_shape: Sequence[int], size: Sequence[int], type_string: str = "flambeau.FloatTensor"
+                   ) -> tuple[int, ...]:
     size = tuple(int(s) for s in size)
     if len(size) < len(input_shape):
         raise RuntimeError(
-            f"expand(flambeau.FloatTensor{{{fmt_shape(input_shape)}}}, size={fmt_shape(size)}): the number of sizes "
+            f"expand({type_string}{{{fmt_shape(input_shape)}}}, size={fmt_shape(size)}): the number of sizes "
             f"provided ({len(size)}) must be greater or equal to the number of dimensions in the tensor ({len(input_shape)})"
         )
     offset = len(size) - len(input_shape)
@@ -128,7 +134,7 @@ def expanded_shape(input_shape: Sequence[int], size: Sequence[int]) -> tuple[int
 
 
 def _expand_meta(input: Tensor, size: Sequence[int]) -> None:
-    expanded_shape(input._data.shape, size)
+    expanded_shape(input._data.shape, size, input.type())
 
 
 def _squeeze_meta(input: Tensor, dim: Any = None) -> None:

@@ -45,7 +45,18 @@ def squeeze(input, dim):
 
 
 def unsqueeze(input, dim):
-    return np.expand_dims(input, dim % (input.ndim + 1))
+    # PyTorch's stride for the new dim: size*stride of the dim it lands before (1 at the end).
+    # numpy's expand_dims recomputes the strides of every size-1 dim, so build the view directly.
+    d = dim % (input.ndim + 1)
+    item = input.itemsize
+    strides = [s // item for s in input.strides]
+    new_stride = input.shape[d] * strides[d] if d < input.ndim else 1
+    try:
+        return _storage.as_strided(input, input.shape[:d] + (1,) + input.shape[d:],
+                                   tuple(strides[:d]) + (new_stride,) + tuple(strides[d:]),
+                                   _storage.storage_offset(input))
+    except (RuntimeError, ValueError, TypeError):  # storage numpy cannot re-view: strides are cosmetic here
+        return np.expand_dims(input, d)
 
 
 def narrow(input, dim, start, length):
@@ -61,16 +72,17 @@ def select(input, dim, index):
 
 
 def unfold(input, dimension, size, step):
+    item = input.itemsize
+    offset = _storage.storage_offset(input)
     if input.ndim == 0:
-        return np.lib.stride_tricks.as_strided(input, shape=(size,), strides=(input.itemsize,), writeable=True) \
-            if size == 1 else input.reshape(1)[:0]
+        return _storage.as_strided(input, (size,), (1,), offset)
     d = dimension % input.ndim
     shape = list(input.shape)
-    strides = list(input.strides)
+    strides = [s // item for s in input.strides]
     count = (shape[d] - size) // step + 1
+    inner = strides[d]
     shape[d], strides[d] = count, strides[d] * step
-    return np.lib.stride_tricks.as_strided(input, shape=tuple(shape) + (size,),
-                                           strides=tuple(strides) + (input.strides[d],), writeable=True)
+    return _storage.as_strided(input, tuple(shape) + (size,), tuple(strides) + (inner,), offset)
 
 
 def as_strided(input, size, stride, storage_offset):
@@ -79,7 +91,21 @@ def as_strided(input, size, stride, storage_offset):
 
 def basic_index(input, index):
     # The trailing Ellipsis keeps numpy from returning a scalar when every dim gets an int.
-    return input[tuple(index) + (Ellipsis,)]
+    if None not in index:
+        return input[tuple(index) + (Ellipsis,)]
+    # numpy gives a None dim stride 0; PyTorch applies the entries left to right and gives a new dim
+    # the size*stride of the dim now after it (numpy's expand_dims does the same). So do that.
+    result, dim = input, 0
+    for i in index:
+        if i is None:
+            result = unsqueeze(result, dim)
+            dim += 1
+        elif isinstance(i, slice):
+            result = result[(slice(None),) * dim + (i,)]
+            dim += 1
+        else:
+            result = result[(slice(None),) * dim + (i, Ellipsis)]
+    return result
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
