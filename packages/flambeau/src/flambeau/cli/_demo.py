@@ -1,0 +1,107 @@
+"""``flambeau demo``: a short, printed tour of what the installed packages can do."""
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+
+def _section(out: TextIO, title: str) -> None:
+    print(f"\n== {title} ==", file=out)
+
+
+def _show(out: TextIO, label: str, value: object) -> None:
+    text = repr(value)
+    # Multi-line tensors start on their own line so that their columns stay aligned.
+    sep = "\n" if "\n" in text else " "
+    print(f"{label}:{sep}{text}", file=out)
+
+
+def tensor_tour(out: TextIO) -> None:
+    """Creation, broadcasting, reductions, matmul and views: every line runs through the dispatcher."""
+    import flambeau as fb
+
+    _section(out, "creation")
+    a = fb.arange(6, dtype=fb.float32).reshape(2, 3)
+    _show(out, "a = arange(6).reshape(2, 3)", a)
+    _show(out, "ones(3, dtype=int64)", fb.ones(3, dtype=fb.int64))
+    _show(out, "linspace(0, 1, 5)", fb.linspace(0, 1, 5))
+    _show(out, "eye(2)", fb.eye(2))
+
+    _section(out, "broadcasting arithmetic")
+    row = fb.tensor([10.0, 20.0, 30.0])
+    col = fb.tensor([[1.0], [2.0]])
+    _show(out, "a + row  (2x3 + 3)", a + row)
+    _show(out, "a * col  (2x3 * 2x1)", a * col)
+    _show(out, "(a - 1) / 2", (a - 1) / 2)
+    _show(out, "int tensor + 0.5 (promotes to float32)", fb.tensor([1, 2, 3]) + 0.5)
+    _show(out, "a > 2", a > 2)
+
+    _section(out, "reductions")
+    _show(out, "a.sum()", a.sum())
+    _show(out, "a.sum(dim=0)", a.sum(dim=0))
+    _show(out, "a.mean(dim=1, keepdim=True)", a.mean(dim=1, keepdim=True))
+    _show(out, "a.max(dim=1)", a.max(dim=1))
+    _show(out, "a.argmin()", a.argmin())
+
+    _section(out, "matmul")
+    b = fb.arange(12, dtype=fb.float32).reshape(3, 4)
+    _show(out, "a @ b  (2x3 @ 3x4)", a @ b)
+    _show(out, "matmul(a, ones(3))", fb.matmul(a, fb.ones(3)))
+
+    _section(out, "views share storage")
+    t = a.t()
+    _show(out, "a.t()", t)
+    print(f"a.t().is_contiguous(): {t.is_contiguous()}, shape {tuple(t.shape)}, stride {t.stride()}", file=out)
+    first_row = a[0]
+    first_row.fill_(-1.0)
+    _show(out, "after a[0].fill_(-1), a", a)
+    _show(out, "a.view(3, 2)", a.view(3, 2))
+    _show(out, "a.unsqueeze(0).shape", a.unsqueeze(0).shape)
+
+
+def _training_packages_present() -> bool:
+    try:
+        import flambeau.nn  # noqa: F401
+        import flambeau.optim  # noqa: F401
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
+def training_run(out: TextIO, steps: int = 100) -> float:
+    """Fit ``y = 3x - 1`` with one ``nn.Linear`` and SGD; return the final loss."""
+    import flambeau as fb
+    from flambeau import nn, optim
+
+    _section(out, "training: fit y = 3x - 1 with nn.Linear(1, 1) and SGD")
+    fb.manual_seed(0)
+    x = fb.linspace(-1, 1, 32).reshape(32, 1)
+    y = 3 * x - 1
+    model = nn.Linear(1, 1)
+    optimizer = optim.SGD(model.parameters(), lr=0.5)
+    loss_fn = nn.MSELoss()
+    loss = loss_fn(model(x), y)
+    for step in range(steps):
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        if step % (steps // 4) == 0:
+            print(f"step {step:3d}  loss {loss.item():.6f}", file=out)
+    print(f"final loss {loss.item():.6f}", file=out)
+    print(f"weight {model.weight.item():.4f} (want 3), bias {model.bias.item():.4f} (want -1)", file=out)
+    return loss.item()
+
+
+def run_demo(out: TextIO | None = None) -> int:
+    """Print the tour to ``out`` (default stdout) and return 0."""
+    out = sys.stdout if out is None else out
+    import flambeau as fb
+
+    print(f"flambeau {fb.__version__}, default device {fb.get_default_device()}", file=out)
+    tensor_tour(out)
+    if _training_packages_present():
+        training_run(out)
+    else:
+        print("\n(no training run: it needs flambeau-nn and flambeau-optim, which are not installed)", file=out)
+    return 0

@@ -1,0 +1,55 @@
+"""Argument parsing for the ``flambeau`` command line."""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from importlib import metadata
+
+
+def _version() -> str:
+    try:
+        return metadata.version("flambeau")
+    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+        return "unknown"
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="flambeau",
+        description="flambeau: a deep-learning framework with PyTorch's API, built from separate packages.",
+    )
+    parser.add_argument("--version", action="version", version=f"flambeau {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("demo", help="run a short tour of tensors (and a training run when nn and optim are installed)")
+    sub.add_parser(
+        "info",
+        help="print the environment for bug reports (same as `python -m flambeau info`)",
+        add_help=False,  # --help and every other option go to `python -m flambeau info`
+    )
+    return parser
+
+
+def _forward_info(extra: list[str]) -> int:
+    # A child process, so that the report is exactly what `python -m flambeau info` prints,
+    # options and exit status included, and no state of this process leaks into it.
+    return subprocess.call([sys.executable, "-m", "flambeau", "info", *extra])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``flambeau`` command line with ``argv`` (default: ``sys.argv[1:]``); return its exit status.
+
+    Example::
+
+        >>> from flambeau.cli import main
+        >>> main(["demo"])  # doctest: +SKIP
+        0
+    """
+    args, extra = _build_parser().parse_known_args(argv)
+    if args.command == "info":
+        return _forward_info(extra)
+    if extra:
+        _build_parser().error(f"unrecognized arguments: {' '.join(extra)}")
+    from ._demo import run_demo
+
+    return run_demo()
