@@ -23,10 +23,11 @@ class MissingSubpackageFinder(importlib.abc.MetaPathFinder):
             return None
         if fullname != top and top in sys.modules:
             return None  # the subpackage is there; its own submodule is missing: the usual error
+        # No `name=`: `from flambeau import nn` swallows a ModuleNotFoundError whose name is
+        # "flambeau.nn" and reports "cannot import name 'nn'", losing the hint below.
         raise ModuleNotFoundError(
             f"No module named '{fullname}': it is provided by the distribution '{dist}'. "
-            f"Install it with `pip install {dist}` (or the meta-package `flambeau`).",
-            name=fullname,
+            f"Install it with `pip install {dist}` (or the meta-package `flambeau`)."
         )
 
 

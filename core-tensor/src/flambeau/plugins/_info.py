@@ -5,59 +5,84 @@ import platform
 import sys
 from importlib import metadata
 
+from . import _discovery
+
 
 def _distributions() -> list[tuple[str, str]]:
-    found = {}
+    """Every installed flambeau distribution, and every distribution that provides a plugin or backend."""
+    from . import _loader
+
+    found: dict[str, str] = {}
     for dist in metadata.distributions():
-        name = dist.metadata["Name"] or ""
+        name = _discovery.distribution_name(dist)
         if name.lower().startswith("flambeau"):
-            found[name] = dist.version
-    return sorted(found.items())
+            found.setdefault(name, _discovery.distribution_version(dist))
+    for record in [*_loader.plugin_records, *_loader.all_backend_records]:
+        found.setdefault(record.distribution, record.version)
+    return sorted(found.items(), key=lambda item: item[0].lower())
+
+
+def _backend_lines(name: str, record: _discovery.PluginRecord, show_ops: bool) -> list[str]:
+    from ..ops import coverage
+    from ..ops._registry import OPS, TABLES
+    from . import _loader
+
+    was = record.status
+    lines = [f"  {name}: {record.distribution} {record.version} [{was}]"]
+    if record.status in ("failed", "disabled") or _loader.backend_records.get(name) is not record:
+        lines.append(f"    reason: {record.reason}")
+        return lines
+    try:
+        backend = _loader.loaded_backend(name)
+    except Exception as exc:  # noqa: BLE001 - the report lists what fails, it does not stop at it
+        lines.append(f"    could not load: {exc}")
+        return lines
+    if was != "loaded":
+        lines[0] = lines[0][: -len(f"[{was}]")] + "[not loaded; loaded for this report]"
+    cov = coverage(name)
+    counts = {k: sum(1 for v in cov.values() if v == k) for k in ("kernel", "composite", "missing")}
+    lines.append(f"    devices: {backend.device_count()}; dtypes: " + ", ".join(sorted(d.name for d in backend.dtypes)))
+    lines.append(f"    ops: {counts['kernel']} kernels, {counts['composite']} composites, "
+                 f"{counts['missing']} missing (of {len(OPS)} declared)")
+    for op, reason in sorted(TABLES[name].refused.items()):
+        lines.append(f"    refused kernel {op}: {reason}")
+    if show_ops:
+        for how in ("kernel", "composite", "missing"):
+            ops = [op for op, v in cov.items() if v == how]
+            label = {"kernel": "with a kernel", "composite": "composite only", "missing": "neither"}[how]
+            lines.append(f"    {label} ({len(ops)}): " + (", ".join(ops) if ops else "-"))
+    return lines
 
 
 def report(show_ops: bool = False) -> str:
-    from ..ops import coverage
-    from ..ops._registry import OPS
+    """The environment as text: Python, distributions, backends, plugins, failures.
+
+    Args:
+        show_ops: also list, per backend, which declared ops have a kernel, only a composite, or neither.
+    """
     from . import _loader
 
-    lines = [f"Python {platform.python_version()} ({sys.executable}) on {platform.platform()}", "",
-             "Distributions:"]
+    lines = [f"Python {platform.python_version()} ({sys.executable}) on {platform.platform()}",
+             f"flambeau core API {_discovery.CORE_API_VERSION}", "", "Distributions:"]
     lines += [f"  {name} {version}" for name, version in _distributions()] or ["  (none installed)"]
     lines += ["", "Backends:"]
-    for name, record in sorted(_loader.backend_records.items()):
-        head = f"  {name}: {record.distribution} {record.version} [{record.status}]"
-        if record.status == "not loaded" and name == "cpu":
-            pass
-        lines.append(head)
-        if record.status in ("failed", "disabled"):
-            lines.append(f"    reason: {record.reason}")
-            continue
-        try:
-            backend = _loader.loaded_backend(name)
-        except Exception as exc:  # noqa: BLE001 - the report must list what fails, not stop at it
-            lines.append(f"    could not load: {exc}")
-            continue
-        cov = coverage(name)
-        counts = {k: sum(1 for v in cov.values() if v == k) for k in ("kernel", "composite", "missing")}
-        lines.append(f"    devices: {backend.device_count()}; dtypes: "
-                     + ", ".join(sorted(d.name for d in backend.dtypes)))
-        lines.append(f"    ops: {counts['kernel']} kernels, {counts['composite']} composites, "
-                     f"{counts['missing']} missing (of {len(OPS)} declared)")
-        if show_ops:
-            for op, how in cov.items():
-                lines.append(f"      {op}: {how}")
-    if not _loader.backend_records:
+    for record in _loader.all_backend_records:
+        lines += _backend_lines(record.name, record, show_ops)
+    if not _loader.all_backend_records:
         lines.append("  (none: install flambeau-backend-cpu)")
     lines += ["", "Plugins:"]
     for record in _loader.plugin_records:
-        lines.append(f"  {record.name}: {record.distribution} {record.version} [{record.status}]"
-                     f" - {len(record.ops)} ops")
+        lines.append(f"  {record.name}: {record.distribution} {record.version} [{record.status}] - "
+                     f"{len(record.ops)} ops, {len(record.kernels)} kernels")
         if record.ops:
-            lines.append("    " + ", ".join(record.ops))
-    failed = [r for r in [*_loader.plugin_records, *_loader.backend_records.values()] if r.status == "failed"]
+            lines.append("    ops: " + ", ".join(record.ops))
+        if record.kernels:
+            lines.append("    kernels: " + ", ".join(f"{b}/{op}" for b, op in record.kernels))
+    failed = [r for r in [*_loader.plugin_records, *_loader.all_backend_records] if r.status == "failed"]
     lines += ["", "Failed plugins:"]
     for record in failed:
-        lines.append(f"  {record.group}:{record.name} from {record.distribution} {record.version}: {record.reason}")
+        kind = "backend" if record.group == _discovery.BACKEND_GROUP else "plugin"
+        lines.append(f"  {kind} {record.name} from {record.distribution} {record.version}: {record.reason}")
     if not failed:
         lines.append("  (none)")
     return "\n".join(lines)

@@ -1,0 +1,82 @@
+"""``import flambeau.nn`` (and the other first-party subpackages) without their distribution."""
+from __future__ import annotations
+
+import importlib
+import sys
+from importlib import metadata
+
+import pytest
+from fake_dists import FakeDist, install, run_json
+
+import flambeau
+from flambeau import _missing
+
+
+def _installed(dist: str) -> bool:
+    try:
+        metadata.distribution(dist)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("module, dist", sorted(_missing.SUBPACKAGES.items()))
+def test_missing_subpackage_names_its_distribution(module, dist):
+    if _installed(dist):
+        pytest.skip(f"{dist} is installed here")
+    with pytest.raises(ModuleNotFoundError) as info:
+        importlib.import_module(module)
+    assert f"'{dist}'" in str(info.value) and f"pip install {dist}" in str(info.value)
+    with pytest.raises(ModuleNotFoundError, match=dist):  # a submodule names it too
+        importlib.import_module(module + ".functional")
+
+
+def test_from_import_form(monkeypatch):
+    monkeypatch.setitem(_missing.SUBPACKAGES, "flambeau.fakepkg", "flambeau-fakepkg")
+    with pytest.raises(ModuleNotFoundError, match="flambeau-fakepkg"):  # not "cannot import name"
+        from flambeau import fakepkg  # noqa: F401
+    with pytest.raises(ModuleNotFoundError, match="flambeau-fakepkg"):
+        import flambeau.fakepkg.sub  # noqa: F401
+
+
+def test_unknown_subpackage_gets_the_usual_error():
+    with pytest.raises(ModuleNotFoundError, match="No module named 'flambeau.no_such_thing'") as info:
+        importlib.import_module("flambeau.no_such_thing")
+    assert "pip install" not in str(info.value)
+
+
+def test_finder_is_installed_once_and_last():
+    finders = [f for f in sys.meta_path if isinstance(f, _missing.MissingSubpackageFinder)]
+    assert len(finders) == 1
+    _missing.install()
+    assert len([f for f in sys.meta_path if isinstance(f, _missing.MissingSubpackageFinder)]) == 1
+    # after the path-based finders, so that it only answers when no installed distribution does
+    path_finder = next(i for i, f in enumerate(sys.meta_path) if getattr(f, "__name__", "") == "PathFinder")
+    assert sys.meta_path.index(finders[0]) > path_finder
+
+
+NN_PACKAGE = {
+    "fakenn_src/flambeau/nn/__init__.py": "VALUE = 42\n",
+}
+
+
+def test_installed_subpackage_is_found_and_its_missing_submodule_errors_plainly(tmp_path):
+    # A distribution shipping only flambeau/nn/ in its own folder: found through flambeau.__path__.
+    site = install(tmp_path / "site", FakeDist("flambeau-nn", "0.1.0", modules=NN_PACKAGE))
+    out = run_json(f"""
+        import sys, json
+        sys.path.append({str(site / 'fakenn_src')!r})
+        import flambeau, flambeau.nn
+        try:
+            import flambeau.nn.not_there
+            err = None
+        except ModuleNotFoundError as exc:
+            err = str(exc)
+        print(json.dumps([flambeau.nn.VALUE, err]))
+    """, site)
+    assert out[0] == 42
+    assert out[1] == "No module named 'flambeau.nn.not_there'"
+
+
+def test_flambeau_path_is_extended():
+    assert any(p.endswith("flambeau") for p in flambeau.__path__)
