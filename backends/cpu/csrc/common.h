@@ -1,0 +1,118 @@
+// Shared pieces of flambeau_cpu._C: registration, threading, and the checks every kernel runs
+// before touching memory (dtypes, shapes, and that each strided view stays inside its buffer).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace flambeau {
+
+namespace py = pybind11;
+using index_t = std::int64_t;
+
+// Below this many elements a kernel runs on one thread: waking the team costs more than it saves.
+constexpr index_t kParallelGrain = 32768;
+
+// -- registration: each .cpp adds its functions to the module without editing module.cpp -----------
+
+using Registration = void (*)(py::module_&);
+std::vector<Registration>& registrations();
+
+struct Registrar {
+  explicit Registrar(Registration fn) { registrations().push_back(fn); }
+};
+
+#define FLAMBEAU_CONCAT_INNER(a, b) a##b
+#define FLAMBEAU_CONCAT(a, b) FLAMBEAU_CONCAT_INNER(a, b)
+// Use once per translation unit: FLAMBEAU_REGISTER(register_my_kernels);
+#define FLAMBEAU_REGISTER(fn) static ::flambeau::Registrar FLAMBEAU_CONCAT(flambeau_registrar_, __LINE__)(fn)
+
+// -- threads --------------------------------------------------------------------------------------
+
+// The thread count the kernels use: process-wide (omp_set_num_threads alone is per calling thread,
+// and PyTorch's set_num_threads is global). Starts at OpenMP's default (OMP_NUM_THREADS or cores).
+int max_threads();
+void set_max_threads(int n);
+
+// Threads to use for `work` elements: one below the grain, else at most one per grain of work.
+inline int threads_for(index_t work) {
+  if (work < kParallelGrain) return 1;
+  const index_t by_size = work / (kParallelGrain / 2);
+  return static_cast<int>(std::max<index_t>(1, std::min<index_t>(max_threads(), by_size)));
+}
+
+inline int thread_id() {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+inline int team_size() {
+#ifdef _OPENMP
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
+// The part [begin, end) of [0, total) that thread `tid` of `nthreads` takes.
+inline void split_range(index_t total, int tid, int nthreads, index_t& begin, index_t& end) {
+  const index_t base = total / nthreads, extra = total % nthreads;
+  begin = tid * base + std::min<index_t>(tid, extra);
+  end = begin + base + (tid < extra ? 1 : 0);
+}
+
+// -- dtypes ---------------------------------------------------------------------------------------
+
+enum class DType { f32, f64, boolean, i64, other };
+
+DType dtype_of(const py::array& a);
+const char* dtype_name(DType d);
+
+template <class T>
+constexpr DType dtype_tag();
+template <>
+constexpr DType dtype_tag<float>() { return DType::f32; }
+template <>
+constexpr DType dtype_tag<double>() { return DType::f64; }
+
+// -- layout checks --------------------------------------------------------------------------------
+
+// Raises ValueError unless every element of `a` lies inside the memory owned by the object at the
+// root of its base chain, and (for outputs) unless `a` is writeable. numpy keeps its own views in
+// bounds, but np.lib.stride_tricks.as_strided and raw buffers do not, so this is checked, not assumed.
+void check_in_bounds(const py::array& a, const char* name, bool writeable);
+
+// True when every element's address is a multiple of the item size (numpy allows unaligned views).
+bool is_aligned(const py::array& a);
+
+// The byte offsets [lo, hi) relative to a.data() that `a` touches (lo == hi when empty).
+void byte_extent(const py::array& a, index_t& lo, index_t& hi);
+
+// True when the memory of `a` and `b` may overlap.
+bool may_overlap(const py::array& a, const py::array& b);
+
+// True when `a`, broadcast to out.shape, reads exactly the element out writes at each index, so an
+// in-place kernel (out aliasing an input) stays correct whatever order the elements are visited in.
+bool same_elements(const py::array& a, const py::array& out);
+
+// True when some element of `a` is stored at the same address as another (a 0 stride on a dim > 1).
+bool has_internal_overlap(const py::array& a);
+
+std::string shape_str(const py::array& a);
+
+}  // namespace flambeau

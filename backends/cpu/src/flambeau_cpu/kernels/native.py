@@ -1,0 +1,185 @@
+"""Kernels that run in C++ (``flambeau_cpu._C``) when that pays, and in numpy otherwise.
+
+Each kernel first asks a cheap question (is ``out`` big enough?) so that small tensors go straight
+to numpy: the C++ path earns its keep by running on several threads, which only pays above
+``GRAIN`` elements, and a pybind11 call plus its checks costs more than a small numpy ufunc.
+erf, erfc and sigmoid are the exception: numpy has no fast erf and its sigmoid takes several
+passes, so those run in C++ at every size. Anything the C++ kernels do not cover (dtypes other
+than float32/float64, mixed dtypes, rounding modes, unaligned or overlapping views) goes to the
+numpy kernels in :mod:`.elementwise` and :mod:`.reductions`.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import _C
+from . import elementwise as _np_ew
+from . import reductions as _np_red
+
+GRAIN = 32768  # below this many output elements numpy does the work (see the module docstring)
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_BOOL = np.dtype(np.bool_)
+_ndarray = np.ndarray
+_binary = _C.binary
+_unary = _C.unary
+_reduce = _C.reduce
+_threads = _C.get_num_threads
+_BIN = _C.BINARY_OPS
+_UN = _C.UNARY_OPS
+_RED = _C.REDUCE_OPS
+
+
+def _float(dt: np.dtype) -> bool:
+    return dt is _F32 or dt is _F64
+
+
+def _try_binary(code: int, input: Any, other: Any, out: np.ndarray, alpha: Any, out_dtype: np.dtype | None) -> bool:
+    """Runs the C++ kernel when its dtypes fit; False leaves the work to numpy."""
+    dt = input.dtype
+    if not _float(dt) or out.dtype is not (out_dtype or dt) or _threads() < 2:
+        return False
+    t = type(other)
+    if t is _ndarray:
+        if other.dtype is not dt:
+            return False
+    elif t is not float and t is not int:
+        return False
+    if type(alpha) is not int and type(alpha) is not float:
+        return False
+    return _binary(code, input, other, out, alpha)
+
+
+def _arith(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
+    code = _BIN[name]
+
+    def kernel(input, other, out):
+        if out.size >= GRAIN and _try_binary(code, input, other, out, 1, None):
+            return
+        numpy_kernel(input, other, out)
+
+    kernel.__name__ = name
+    return kernel
+
+
+def _comparison(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
+    code = _BIN[name]
+
+    def kernel(input, other, out):
+        if out.size >= GRAIN and _try_binary(code, input, other, out, 1, _BOOL):
+            return
+        numpy_kernel(input, other, out)
+
+    kernel.__name__ = name
+    return kernel
+
+
+_ADD, _SUB, _DIV = _BIN["add"], _BIN["sub"], _BIN["div"]
+_np_add, _np_sub, _np_div = _np_ew.add, _np_ew.sub, _np_ew.div
+
+
+def add(input, other, alpha, out):
+    if out.size >= GRAIN and _try_binary(_ADD, input, other, out, alpha, None):
+        return
+    _np_add(input, other, alpha, out)
+
+
+def sub(input, other, alpha, out):
+    if out.size >= GRAIN and _try_binary(_SUB, input, other, out, alpha, None):
+        return
+    _np_sub(input, other, alpha, out)
+
+
+def div(input, other, rounding_mode, out):
+    if out.size >= GRAIN and rounding_mode is None and _try_binary(_DIV, input, other, out, 1, None):
+        return
+    _np_div(input, other, rounding_mode, out)
+
+
+def _unary_kernel(name: str, numpy_kernel: Callable[..., Any], always: bool) -> Callable[..., Any]:
+    """A unary kernel: C++ above GRAIN on several threads, or always when numpy's version is slow.
+
+    When ``always``, an input of another dtype (an integer tensor to a float result) is first
+    converted into ``out``, and the function then runs in place there.
+    """
+    code = _UN[name]
+
+    def kernel(input, out):
+        if always or (out.size >= GRAIN and _threads() > 1):
+            dt = out.dtype
+            if _float(dt):
+                if input.dtype is dt:
+                    if _unary(code, input, out):
+                        return
+                elif input.dtype.kind in "biu":
+                    np.copyto(out, input, casting="unsafe")
+                    if _unary(code, out, out):
+                        return
+        numpy_kernel(input, out)
+
+    kernel.__name__ = name
+    return kernel
+
+
+def _dims(ndim: int, dim: Any) -> list[int]:
+    """The reduced dims, non-negative: None or an empty sequence mean all of them."""
+    if dim is None:
+        return list(range(ndim))
+    if isinstance(dim, int):
+        return [dim % ndim]
+    if len(dim) == 0:
+        return list(range(ndim))
+    return [d % ndim for d in dim]
+
+
+def _try_reduce(code: int, input: np.ndarray, dim: Any, keepdim: bool, out: np.ndarray) -> bool:
+    dt = input.dtype
+    if input.ndim == 0 or not _float(dt) or out.dtype is not dt or _threads() < 2:
+        return False
+    return _reduce(code, input, out, _dims(input.ndim, dim), bool(keepdim))
+
+
+def _reduction(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
+    code = _RED[name]
+
+    def kernel(input, dim, keepdim, dtype, out):
+        if input.size >= GRAIN and _try_reduce(code, input, dim, keepdim, out):
+            return
+        numpy_kernel(input, dim, keepdim, dtype, out)
+
+    kernel.__name__ = name
+    return kernel
+
+
+def _extreme(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
+    code = _RED[name]
+
+    def kernel(input, dim, keepdim, out):
+        if input.size >= GRAIN and _try_reduce(code, input, dim, keepdim, out):
+            return
+        numpy_kernel(input, dim, keepdim, out)
+
+    kernel.__name__ = name
+    return kernel
+
+
+_NP = _np_ew.KERNELS
+KERNELS: dict[str, Callable[..., Any]] = {
+    "add": add, "sub": sub, "div": div,
+    "mul": _arith("mul", _NP["mul"]),
+    "maximum": _arith("maximum", _NP["maximum"]),
+    "minimum": _arith("minimum", _NP["minimum"]),
+    "sum": _reduction("sum", _np_red.KERNELS["sum"]),
+    "mean": _reduction("mean", _np_red.KERNELS["mean"]),
+    "amax": _extreme("amax", _np_red.KERNELS["amax"]),
+    "amin": _extreme("amin", _np_red.KERNELS["amin"]),
+}
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    KERNELS[_name] = _comparison(_name, _NP[_name])
+for _name in ("exp", "log", "sqrt", "neg", "abs", "tanh"):
+    KERNELS[_name] = _unary_kernel(_name, _NP[_name], always=False)
+for _name in ("sigmoid", "erf", "erfc"):
+    KERNELS[_name] = _unary_kernel(_name, _NP[_name], always=True)
