@@ -220,6 +220,12 @@ def _pow_reflected(self: Tensor, other: Any) -> Any:
     return NotImplemented if left is NotImplemented else FUNCTIONS["pow"](left, self)
 
 
+def _invert(self: Tensor) -> Tensor:
+    if self._dtype._category > _dtypes._INT:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return FUNCTIONS["bitwise_not"](self)
+
+
 def _install_operators() -> None:
     pairs = {
         "add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "floordiv": "floor_divide",
@@ -240,5 +246,5 @@ def _install_operators() -> None:
     Tensor.__neg__ = FUNCTIONS["neg"]
     Tensor.__pos__ = lambda self: self
     Tensor.__abs__ = FUNCTIONS["abs"]
-    Tensor.__invert__ = FUNCTIONS["bitwise_not"]
+    Tensor.__invert__ = _invert
     Tensor.__hash__ = object.__hash__

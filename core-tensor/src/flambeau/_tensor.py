@@ -273,14 +273,19 @@ class Tensor:
             raise RuntimeError(f"Boolean value of Tensor with {'no values' if self.numel() == 0 else 'more than one value'} is ambiguous")
         return bool(self.item())
 
+    def _scalar(self) -> Any:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        return complex(self._scalar())
 
     def __index__(self) -> int:
         if self._dtype._category > _dtypes._INT or self.numel() != 1:
@@ -288,6 +293,8 @@ class Tensor:
         return int(self.item())
 
     __hash__ = object.__hash__
+    # numpy defers to Tensor's reflected operators (``np.float64(2) * t`` is a Tensor, as in PyTorch).
+    __array_priority__ = 1000
 
     def __repr__(self) -> str:
         from ._tensor_repr import tensor_repr

@@ -32,12 +32,11 @@ def _sub_meta(input: Any, other: Any, alpha: Any = 1) -> tuple:
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
             "Use the `^` or `logical_xor()` operator instead."
         )
-    if _is_bool(input) or _is_bool(other):
-        if isinstance(input, Tensor) and isinstance(other, Tensor) or isinstance(other, bool):
-            raise RuntimeError(
-                "Subtraction, the `-` operator, with a bool tensor is not supported. "
-                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
-            )
+    if _is_bool(input) or _is_bool(other):  # a Python scalar counts as a tensor of its dtype, as in PyTorch
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     return _add_meta(input, other, alpha)
 
 
@@ -62,11 +61,14 @@ def _float_binary_meta(input: Any, other: Any) -> tuple:
     return broadcast(input, other), to_float(binary_result_type(input, other))
 
 
+_KERNEL_NAMES = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}
+
+
 def _integral_binary_meta(name: str):
     def meta(input: Any, other: Any) -> tuple:
         dt = binary_result_type(input, other)
         if not is_integral(dt):
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'{type_name(dt)}\'')
+            raise NotImplementedError(f'"{_KERNEL_NAMES.get(name, name)}_cpu" not implemented for \'{type_name(dt)}\'')
         return broadcast(input, other), dt
     return meta
 

@@ -107,6 +107,8 @@ def binary_result_type(a: Any, b: Any) -> dtype:
             return a._dtype
         elif type(b) is int and a._dtype._category >= _dtypes._INT:
             return a._dtype
+    if b is None:
+        raise TypeError("expected a Tensor or a Python number, got NoneType")
     return result_type(a, b)
 
 
