@@ -1,0 +1,23 @@
+"""``flambeau.autograd``: reverse-mode automatic differentiation (flambeau-core-autograd).
+
+Loading this package (through the ``flambeau`` plugin entry point) fills the dispatcher's
+recording slot: every op whose inputs require grad records a node, and ``Tensor.backward``
+runs the graph. The semantics are PyTorch's ("Autograd mechanics").
+"""
+from __future__ import annotations
+
+from . import functional, graph
+from ._api import backward, grad
+from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
+from .formula import Formula, formula
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                        set_grad_enabled)
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+
+__all__ = [
+    "backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "gradgradcheck",
+    "GradcheckError", "functional", "graph", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+    "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled", "Formula", "formula",
+]

@@ -1,0 +1,12 @@
+"""The backward formulas of core-tensor's differentiable ops, registered through the gradient hook."""
+from __future__ import annotations
+
+from ..formula import Formula
+from . import elementwise, linalg, misc, reductions, views
+
+
+def all_formulas() -> dict[str, Formula]:
+    table: dict[str, Formula] = {}
+    for module in (elementwise, reductions, views, linalg, misc):
+        table.update(module.formulas())
+    return table

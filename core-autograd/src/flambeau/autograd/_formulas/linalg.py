@@ -1,0 +1,55 @@
+"""Backward formulas of the matrix products."""
+from __future__ import annotations
+
+from ..formula import Formula
+from ._helpers import sum_to
+
+
+def _mm(ctx, g):
+    a, b = ctx.args
+    return (g.mm(b.t()) if ctx.needs(0) else None), (a.t().mm(g) if ctx.needs(1) else None)
+
+
+def _bmm(ctx, g):
+    a, b = ctx.args
+    return (g.bmm(b.transpose(1, 2)) if ctx.needs(0) else None), (a.transpose(1, 2).bmm(g) if ctx.needs(1) else None)
+
+
+def _mv(ctx, g):
+    a, v = ctx.args
+    ga = g.unsqueeze(1).mm(v.unsqueeze(0)) if ctx.needs(0) else None
+    gv = a.t().mv(g) if ctx.needs(1) else None
+    return ga, gv
+
+
+def _dot(ctx, g):
+    a, b = ctx.args
+    return (g * b if ctx.needs(0) else None), (g * a if ctx.needs(1) else None)
+
+
+def _matmul(ctx, g):
+    a, b = ctx.args
+    a_shape, b_shape = ctx.shape(0), ctx.shape(1)
+    a2 = a.unsqueeze(0) if len(a_shape) == 1 else a
+    b2 = b.unsqueeze(-1) if len(b_shape) == 1 else b
+    g2 = g
+    if len(a_shape) == 1:
+        g2 = g2.unsqueeze(-2)
+    if len(b_shape) == 1:
+        g2 = g2.unsqueeze(-1)
+    ga = gb = None
+    if ctx.needs(0):
+        ga = sum_to(g2.matmul(b2.transpose(-1, -2)), a2.shape).reshape(a_shape)
+    if ctx.needs(1):
+        gb = sum_to(a2.transpose(-1, -2).matmul(g2), b2.shape).reshape(b_shape)
+    return ga, gb
+
+
+def formulas() -> dict[str, Formula]:
+    return {
+        "mm": Formula(_mm, save=("input", "mat2")),
+        "bmm": Formula(_bmm, save=("input", "mat2")),
+        "mv": Formula(_mv, save=("input", "vec")),
+        "dot": Formula(_dot, save=("input", "tensor")),
+        "matmul": Formula(_matmul, save=("input", "other")),
+    }

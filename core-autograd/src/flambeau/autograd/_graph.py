@@ -1,0 +1,380 @@
+"""Recording: the dispatcher hands each op whose inputs require grad to ``record``.
+
+One ``OpNode`` per op: edges to the inputs' nodes, only the tensors its formula reads (saved
+with their versions), the inputs' shapes and dtypes (to reduce broadcast gradients). In-place
+ops move the written tensor's history onto the new node; on a view they rebase the base's
+history through a ``CopySlices`` node.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flambeau._tensor import Tensor
+from flambeau.ops._decl import OPTIONAL_TENSOR_LIST, TENSOR_LIST, tensor_kind
+from flambeau.ops._registry import FUNCTIONS, GRADIENTS, OPS
+
+from ._node import NO_EDGE, Node, SavedTensor, TensorMeta, edge, output_nr
+from .formula import Formula
+from .grad_mode import STATE
+
+_NAMES = {"basic_index": "Slice", "max_dim": "Max", "min_dim": "Min", "to_dtype": "ToCopy", "copy": "Copy",
+          "index_put": "IndexPut"}
+
+
+def _camel(name: str) -> str:
+    return _NAMES.get(name) or "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+class OpInfo:
+    """What recording needs to know about one op, computed once."""
+
+    __slots__ = ("op", "cls", "formula", "tensor_params", "list_params", "save_idx", "save_result", "edge_of_arg")
+
+    def __init__(self, op: Any) -> None:
+        self.op = op
+        f = GRADIENTS.get(op.name)
+        if f is not None and not isinstance(f, Formula):
+            f = Formula(f, [p.name for p in op.parameters if tensor_kind(p)], True)
+        self.formula = f
+        params = op.parameters
+        self.tensor_params = tuple(i for i, p in enumerate(params) if tensor_kind(p))
+        self.list_params = any(tensor_kind(params[i]) in (TENSOR_LIST, OPTIONAL_TENSOR_LIST)
+                               for i in self.tensor_params)
+        names = [p.name for p in params]
+        self.save_idx = frozenset(names.index(n) for n in f.save) if f is not None else frozenset()
+        self.save_result = bool(f is not None and f.result)
+        self.edge_of_arg = {a: k for k, a in enumerate(self.tensor_params)}
+        suffix = "Backwards" if op.name == "copy" else "Backward0"
+        self.cls = type(_camel(op.name) + suffix, (OpNode,), {"__slots__": ()})
+
+
+_INFO: dict[str, OpInfo] = {}
+
+
+def info_for(op: Any) -> OpInfo:
+    info = _INFO.get(op.name)
+    if info is None or info.op is not op:
+        info = _INFO[op.name] = OpInfo(op)
+    return info
+
+
+class OpNode(Node):
+    """The node of one recorded op; its backward is the op's registered formula."""
+
+    __slots__ = ("_info", "_saved", "_result", "_list_lens", "_n_out", "args", "result", "_freed", "kept")
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def needs(self, i: int) -> bool:
+        """Whether argument ``i`` needs a gradient."""
+        if self._list_lens is not None:
+            return any(e[0] is not None for e in self._edges_of(i))
+        k = self._info.edge_of_arg.get(i)
+        return k is not None and self.next_functions[k][0] is not None
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        return tuple(self.needs(i) for i in range(len(self._info.op.parameters)))
+
+    def _edges_of(self, i: int) -> list:
+        start = 0
+        for a, n in zip(self._info.tensor_params, self._list_lens):
+            if a == i:
+                return list(self.next_functions[start:start + n])
+            start += n
+        return []
+
+    def shape(self, i: int) -> tuple:
+        return self._meta_of(i)[0]
+
+    def dtype(self, i: int) -> Any:
+        return self._meta_of(i)[1]
+
+    def _meta_of(self, i: int) -> tuple:
+        if self._list_lens is None:
+            return self._in_meta[self._info.edge_of_arg[i]]
+        raise ValueError("shape()/dtype() of a tensor-list argument: read it from the saved tensors")
+
+    @property
+    def saved_tensors(self) -> tuple:
+        return tuple(s.unpack(self) for s in self._all_saved())
+
+    def _all_saved(self) -> list:
+        out = []
+        for s in self._saved:
+            if type(s) is SavedTensor:
+                out.append(s)
+            elif type(s) is list:
+                out.extend(x for x in s if type(x) is SavedTensor)
+        r = self._result
+        if type(r) is SavedTensor:
+            out.append(r)
+        elif type(r) is tuple:
+            out.extend(x for x in r if type(x) is SavedTensor)
+        return out
+
+    def apply(self, grads: list) -> list:
+        info = self._info
+        if info.formula is None:
+            raise RuntimeError(f"the derivative for '{info.op.name}' is not implemented.")
+        if self._freed and (info.save_idx or info.save_result):
+            raise RuntimeError(_node_freed())
+        args = []
+        for s in self._saved:
+            t = type(s)
+            if t is SavedTensor:
+                s = s.unpack(self)
+            elif t is list:
+                s = [x.unpack(self) if type(x) is SavedTensor else x for x in s]
+            args.append(s)
+        r = self._result
+        if type(r) is SavedTensor:
+            r = r.unpack(self)
+        elif type(r) is tuple:
+            r = tuple(x.unpack(self) if type(x) is SavedTensor else None for x in r)
+        self.args = args
+        self.result = r
+        try:
+            out = info.formula.fn(self, grads[0] if self._n_out == 1 else grads)
+        finally:
+            self.args = self.result = None
+        if isinstance(out, Tensor) or out is None:
+            out = (out,)
+        per_edge = []
+        lens = self._list_lens
+        if lens is None:
+            for a in info.tensor_params:
+                per_edge.append(out[a] if a < len(out) else None)
+        else:
+            for a, n in zip(info.tensor_params, lens):
+                g = out[a] if a < len(out) else None
+                per_edge.extend(g if g is not None else [None] * n)
+        return per_edge
+
+    def release(self) -> None:
+        self._freed = True
+        for s in self._all_saved():
+            s.tensor = None
+
+
+def _node_freed() -> str:
+    from ._node import FREED_MESSAGE
+
+    return FREED_MESSAGE
+
+
+
+
+def differentiable_dtype(dt: Any) -> bool:
+    return dt.is_floating_point or dt.is_complex
+
+
+class Recorder:
+    """The recording half of the engine (``record``, ``before_write``, ``record_device_copy``)."""
+
+    def record(self, op: Any, args: tuple, outputs: tuple, mode: str, pre: Any) -> None:
+        if not STATE.enabled:
+            return
+        info = _INFO.get(op.name)
+        if info is None or info.op is not op:
+            info = info_for(op)
+        if mode == "inplace":
+            return self._record_inplace(info, args, outputs[0], pre)
+        node = self._make_node(info, args, outputs, pre)
+        if node is None:
+            return
+        nr = 0
+        for r in outputs:
+            if r._dtype.is_floating_point or r._dtype.is_complex:
+                r._requires_grad = True
+                r.grad_fn = node
+                if nr:
+                    r._autograd = TensorMeta(nr)
+            nr += 1
+
+    def _make_node(self, info: OpInfo, args: tuple, outputs: tuple, pre: Any) -> Node | None:
+        edges = []
+        in_meta = []
+        lens = None
+        if info.list_params:
+            lens = []
+            for a in info.tensor_params:
+                v = args[a]
+                if isinstance(v, (list, tuple)):
+                    lens.append(len(v))
+                    for t in v:
+                        edges.append(edge(t) if t is not None and t._requires_grad else NO_EDGE)
+                        in_meta.append((t._data.shape, t._dtype) if t is not None else None)
+                else:
+                    lens.append(1)
+                    edges.append(edge(v) if isinstance(v, Tensor) and v._requires_grad else NO_EDGE)
+                    in_meta.append((v._data.shape, v._dtype) if isinstance(v, Tensor) else None)
+        else:
+            for a in info.tensor_params:
+                v = args[a]
+                if v.__class__ is Tensor:
+                    edges.append(edge(v) if v._requires_grad else NO_EDGE)
+                    in_meta.append((v._data.shape, v._dtype))
+                else:
+                    edges.append(NO_EDGE)
+                    in_meta.append(None)
+        node = info.cls.__new__(info.cls)
+        Node.__init__(node, tuple(edges), tuple(in_meta))
+        node._info = info
+        node._list_lens = lens
+        node._n_out = len(outputs)
+        node._freed = False
+        node.args = node.result = None
+        keep = info.formula.keep if info.formula is not None else None
+        node.kept = keep(*args) if keep is not None else None
+        save = info.save_idx
+        saved = list(args)
+        for a in info.tensor_params:
+            v = saved[a]
+            if v.__class__ is Tensor:
+                if a in save:
+                    saved[a] = SavedTensor(pre[a] if pre is not None and a in pre else v)
+                else:
+                    saved[a] = None
+            elif isinstance(v, (list, tuple)):
+                saved[a] = [SavedTensor(t) if a in save and t is not None else None for t in v]
+        node._saved = saved
+        if info.save_result:
+            if len(outputs) == 1:
+                node._result = SavedTensor(outputs[0], True, 0)
+            else:
+                node._result = tuple(SavedTensor(o, True, i) if differentiable_dtype(o._dtype) else SavedTensor(o)
+                                     for i, o in enumerate(outputs))
+        else:
+            node._result = None
+        return node
+
+    # -- in-place ops and out= -------------------------------------------------------------
+    def before_write(self, op: Any, args: tuple, outs: tuple, mode: str) -> Any:
+        if not STATE.enabled:
+            return None
+        if mode == "out":
+            if any(o._requires_grad for o in outs) or _any_requires_grad(args):
+                raise RuntimeError(
+                    f"{op.name}(): functions with out=... arguments don't support automatic differentiation, "
+                    "but one of the arguments requires grad."
+                )
+            return None
+        o = outs[0]
+        if o._requires_grad and o.grad_fn is None:
+            if o._base is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        base = o._base
+        if base is not None and base._requires_grad and base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        if not _any_requires_grad(args) and not o._requires_grad:
+            return None
+        info = info_for(op)
+        pre = {}
+        root = o if base is None else base
+        for a in info.save_idx:
+            v = args[a]
+            if isinstance(v, Tensor) and (v is o or (v._base if v._base is not None else v) is root):
+                pre[a] = v.clone()  # the formula needs the value this op is about to overwrite
+        return pre or {}
+
+    def _record_inplace(self, info: OpInfo, args: tuple, o: Tensor, pre: Any) -> None:
+        if not (o._dtype.is_floating_point or o._dtype.is_complex):
+            return
+        base = o._base
+        node = self._make_node(info, args, (o,), pre)
+        if all(e[0] is None for e in node.next_functions):
+            return
+        if base is None:
+            o._requires_grad = True
+            o.grad_fn = node
+            if o._autograd is not None:
+                o._autograd.output_nr = 0
+            return
+        copy_slices = CopySlices(base, o, node)
+        base._requires_grad = True
+        base.grad_fn = copy_slices
+        if base._autograd is not None:
+            base._autograd.output_nr = 0
+        # The view's history is now "a strided view of the updated base".
+        view_info = info_for(OPS["as_strided"])
+        view_node = self._make_node(view_info, (base, tuple(o.shape), o.stride(), o.storage_offset()), (o,), None)
+        o._requires_grad = True
+        o.grad_fn = view_node
+        if o._autograd is not None:
+            o._autograd.output_nr = 0
+
+    def record_device_copy(self, src: Tensor, dst: Tensor) -> None:
+        if not STATE.enabled:
+            return
+        node = DeviceCopy((edge(src),), ((src._data.shape, src._dtype),), src._device)
+        dst._requires_grad = True
+        dst.grad_fn = node
+
+
+def _any_requires_grad(args: tuple) -> bool:
+    for v in args:
+        if isinstance(v, Tensor):
+            if v._requires_grad:
+                return True
+        elif isinstance(v, (list, tuple)):
+            if any(isinstance(t, Tensor) and t._requires_grad for t in v):
+                return True
+    return False
+
+
+class DeviceCopy(Node):
+    """``tensor.to(device)``: the gradient goes back to the source device."""
+
+    __slots__ = ("_device",)
+
+    def __init__(self, edges: tuple, in_meta: tuple, device: Any) -> None:
+        super().__init__(edges, in_meta)
+        self._device = device
+
+    def name(self) -> str:
+        return "ToCopyBackward0"
+
+    def apply(self, grads: list) -> list:
+        return [grads[0].to(self._device)]
+
+
+DeviceCopy.__name__ = DeviceCopy.__qualname__ = "ToCopyBackward0"
+
+
+class CopySlices(Node):
+    """An in-place op on a view, seen from the base: the view's region of the base was replaced."""
+
+    __slots__ = ("_fn", "_base_geom", "_view_geom", "_storage", "_dtype", "_device")
+
+    def __init__(self, base: Tensor, view: Tensor, fn: OpNode) -> None:
+        base_edge = edge(base) if base._requires_grad else NO_EDGE
+        super().__init__((base_edge,) + fn.next_functions[1:], ((base._data.shape, base._dtype),) + fn._in_meta[1:])
+        self._fn = fn
+        self._base_geom = (tuple(base.shape), base.stride(), base.storage_offset())
+        self._view_geom = (tuple(view.shape), view.stride(), view.storage_offset())
+        self._storage = base._storage_numel()
+        self._dtype = base._dtype
+        self._device = base._device
+
+    def apply(self, grads: list) -> list:
+        import flambeau
+
+        g = grads[0]
+        buf = flambeau.zeros(self._storage, dtype=g._dtype, device=g._device)
+        full = buf.as_strided(*self._base_geom)
+        full.copy_(g)
+        region = buf.as_strided(*self._view_geom)
+        res = self._fn.apply([region.clone()])
+        first = res[0]
+        if first is None:
+            region.fill_(0)
+        else:
+            from ._formulas._helpers import sum_to
+
+            region.copy_(sum_to(first, self._view_geom[0]))
+        return [buf.as_strided(*self._base_geom)] + list(res[1:])
+
+    def release(self) -> None:
+        self._fn.release()

@@ -1,0 +1,251 @@
+"""Graph nodes (``grad_fn`` objects), saved tensors and hook handles.
+
+A node is created per recorded op. ``next_functions`` holds one ``(node, output_nr)`` edge per
+tensor input (``(None, 0)`` where that input does not require grad). Leaves are reached through
+their ``AccumulateGrad`` node, which the leaf holds weakly so that a freed graph frees it too.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any, Callable
+
+from flambeau._tensor import Tensor, wrap
+
+from .grad_mode import STATE
+
+_sequence = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+    "if you need to access saved tensors after calling backward."
+)
+
+
+class TensorMeta:
+    """Per-tensor autograd state kept in ``Tensor._autograd`` (only for tensors that need it)."""
+
+    __slots__ = ("output_nr", "accumulator", "hooks", "post_hooks", "retains_grad", "__weakref__")
+
+    def __init__(self, output_nr: int = 0) -> None:
+        self.output_nr = output_nr
+        self.accumulator: Any = None  # weakref to the leaf's AccumulateGrad
+        self.hooks: dict[int, Callable] = {}
+        self.post_hooks: dict[int, Callable] = {}
+        self.retains_grad = False
+
+
+def meta_of(t: Tensor) -> TensorMeta:
+    m = t._autograd
+    if m is None:
+        m = t._autograd = TensorMeta()
+    return m
+
+
+def output_nr(t: Tensor) -> int:
+    m = t._autograd
+    return 0 if m is None else m.output_nr
+
+
+def alias(t: Tensor) -> Tensor:
+    """A tensor sharing ``t``'s data and version counter, outside the graph."""
+    a = wrap(t._data, t._dtype, t._device)
+    a._version = t._version
+    a._base = t._base
+    return a
+
+
+def type_string(t: Tensor) -> str:
+    return f"[{t.type()} [{', '.join(str(s) for s in t._data.shape)}]]"
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved."""
+
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "grad_fn")
+
+    def __init__(self, t: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
+        self.version = t._version[0]
+        self.is_output = is_output
+        self.output_nr = output_nr
+        # An output is saved as an alias without grad_fn: saving the output itself would make a
+        # reference cycle output -> grad_fn -> saved output.
+        self.tensor = alias(t) if is_output else t
+        self.grad_fn = None if is_output else t.grad_fn
+
+    def unpack(self, owner: "Node") -> Tensor:
+        t = self.tensor
+        if t is None:
+            raise RuntimeError(FREED_MESSAGE)
+        if t._version[0] != self.version:
+            fn = owner if self.is_output else self.grad_fn
+            which = f", which is output {self.output_nr if self.is_output else output_nr(t)} of {fn.name()}," \
+                if fn is not None else ""
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"{type_string(t)}{which} is at version {t._version[0]}; expected version {self.version} instead. "
+                "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+                "flambeau.autograd.set_detect_anomaly(True)."
+            )
+        if self.is_output and STATE.enabled:
+            # create_graph: the output must be connected to the graph again (through its own node).
+            out = alias(t)
+            out._requires_grad = True
+            out.grad_fn = owner
+            if self.output_nr:
+                out._autograd = TensorMeta(self.output_nr)
+            return out
+        return t
+
+
+class RemovableHandle:
+    """Returned by ``register_hook`` and friends; ``remove()`` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, table: dict) -> None:
+        self.id = next(self._ids)
+        self._table = table
+
+    def remove(self) -> None:
+        self._table.pop(self.id, None)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+def add_hook(table: dict, fn: Callable) -> RemovableHandle:
+    handle = RemovableHandle(table)
+    table[handle.id] = fn
+    return handle
+
+
+class Node:
+    """A node of the backward graph: the ``grad_fn`` of a tensor computed from tensors requiring grad."""
+
+    __slots__ = ("next_functions", "_seq", "_in_meta", "_pre_hooks", "_hooks", "_tensor_hooks", "_retained",
+                 "_trace", "metadata", "__weakref__")
+
+    def __init__(self, next_functions: tuple, in_meta: tuple) -> None:
+        self.next_functions = next_functions
+        self._in_meta = in_meta
+        self._seq = next(_sequence)
+        self._pre_hooks: dict | None = None
+        self._hooks: dict | None = None
+        self._tensor_hooks: dict | None = None  # output_nr -> {id: hook} (hooks of non-leaf tensors)
+        self._retained: dict | None = None  # output_nr -> weakref of a tensor that retains its grad
+        self._trace: Any = None
+        self.metadata: dict = {}
+        if STATE.anomaly:
+            import traceback
+
+            self._trace = traceback.format_stack()[:-4]
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def apply(self, grads: list) -> list:
+        """Gradients for each edge from the gradients of each output."""
+        raise RuntimeError(f"{self.name()} has no backward")
+
+    def release(self) -> None:
+        """Free what was saved for backward (done after backward unless the graph is retained)."""
+
+    def __call__(self, *grads: Any) -> Any:
+        with_grads = self.apply(list(grads))
+        return with_grads[0] if len(with_grads) == 1 else tuple(with_grads)
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after this node computed its gradients; it may return
+        replacement ``grad_inputs``."""
+        if self._hooks is None:
+            self._hooks = {}
+        return add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before this node; it may return replacement ``grad_outputs``."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return add_hook(self._pre_hooks, fn)
+
+    def _register_tensor_hook(self, nr: int, fn: Callable) -> RemovableHandle:
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        return add_hook(self._tensor_hooks.setdefault(nr, {}), fn)
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf: adds the gradient that reaches it into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__((), ())
+        self.variable = variable
+
+    def accumulate(self, grad: Tensor, create_graph: bool) -> None:
+        var = self.variable
+        meta = var._autograd
+        old = var._grad
+        if old is None:
+            if create_graph:
+                new = grad if grad._base is None and grad._requires_grad else grad.clone()
+            else:
+                new = _detached_copy(grad)
+            var._grad = new
+        elif create_graph or old._requires_grad:
+            var._grad = old + grad
+        else:
+            old.add_(grad)
+        if meta is not None and meta.post_hooks:
+            for hook in list(meta.post_hooks.values()):
+                hook(var)
+
+
+def _detached_copy(g: Tensor) -> Tensor:
+    prev = STATE.enabled
+    STATE.enabled = False
+    try:
+        c = g.clone()
+    finally:
+        STATE.enabled = prev
+    c._requires_grad = False
+    c.grad_fn = None
+    return c
+
+
+def accumulator(leaf: Tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node, created once and shared while any graph holds it."""
+    meta = meta_of(leaf)
+    ref = meta.accumulator
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(leaf)
+        meta.accumulator = weakref.ref(acc)
+    return acc
+
+
+def edge(t: Tensor) -> tuple:
+    fn = t.grad_fn
+    if fn is not None:
+        m = t._autograd
+        return (fn, 0 if m is None else m.output_nr)
+    return (accumulator(t), 0)
+
+
+NO_EDGE = (None, 0)
+
+
+def gradient_edge(t: Any) -> tuple:
+    """The edge a gradient for ``t`` flows into (``(None, 0)`` when it does not require grad)."""
+    if isinstance(t, Tensor) and t._requires_grad:
+        return edge(t)
+    return NO_EDGE
