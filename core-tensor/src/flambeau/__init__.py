@@ -97,3 +97,8 @@ from . import _methods  # noqa: E402
 _loader.load()
 _methods.install(__import__(__name__))
 del _loader
+
+from .ops import _codecache  # noqa: E402
+
+_codecache.save()  # the generated functions' code objects, for the next import (see _codecache)
+del _codecache

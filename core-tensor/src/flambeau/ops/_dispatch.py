@@ -45,21 +45,31 @@ def run_compute(op: OpDecl, dev: Any, args: tuple, natives: tuple, out: Any, rg:
         return _without_kernel(op, dev, args, out, inplace)
     spec = op.meta(*args)
     if out is None:
-        if type(spec) is tuple:
-            shape, dt = spec
-            o = table.empty(shape, dt, dev)
-            kernel(*natives, out=o)
-            result = wrap(o, dt, dev)
-            if rg:
-                _engine.record(op, args, (result,), "functional", None)
-            return result
-        outs = tuple(table.empty(shape, dt, dev) for shape, dt in spec)
-        kernel(*natives, out=outs)
-        results = tuple(wrap(o, dt, dev) for o, (_, dt) in zip(outs, spec))
-        if rg:
-            _engine.record(op, args, results, "functional", None)
-        return _named(op, results)
+        return finish_compute(op, dev, table, kernel, args, natives, spec, rg)
     return _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace)
+
+
+def finish_compute(op: OpDecl, dev: Any, table: Any, kernel: Any, args: tuple, natives: tuple, spec: Any,
+                   rg: bool) -> Any:
+    """A functional compute op after its meta ran: allocate its outputs, run the kernel, wrap, record.
+
+    The generated op functions inline the one-output case (``_codegen._fresh_output_lines``)
+    and call this for several outputs; keep the two in step.
+    """
+    if type(spec) is tuple:
+        shape, dt = spec
+        o = table.empty(shape, dt, dev)
+        kernel(*natives, out=o)
+        result = wrap(o, dt, dev)
+        if rg:
+            _engine.record(op, args, (result,), "functional", None)
+        return result
+    outs = tuple(table.empty(shape, dt, dev) for shape, dt in spec)
+    kernel(*natives, out=outs)
+    results = tuple(wrap(o, dt, dev) for o, (_, dt) in zip(outs, spec))
+    if rg:
+        _engine.record(op, args, results, "functional", None)
+    return _named(op, results)
 
 
 def run_view(op: OpDecl, dev: Any, args: tuple, natives: tuple, rg: bool) -> Any:
