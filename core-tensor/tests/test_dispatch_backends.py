@@ -188,3 +188,16 @@ def test_gradient_registered_by_plugin_is_visible(site):
         print(json.dumps([sorted(k for k in g if k.startswith("fake_")), g["fake_double"](3)]))
     """, site)
     assert out == [["fake_double"], 6]
+
+
+def test_strict_mode_is_process_wide(site):
+    out = run_json(PRELUDE + """
+import threading
+fb.ops.enable_cpu_fallback("fakedev")
+fb.ops.set_strict(True)
+seen = []
+t = threading.Thread(target=lambda: seen.append([fb.ops.is_strict(), error(lambda: x * x)]))
+t.start(); t.join()
+print(json.dumps(seen[0]))
+""", site)
+    assert out[0] is True and out[1][0] == "RuntimeError" and "strict" in out[1][1]

@@ -304,3 +304,81 @@ def test_load_again_after_import_is_a_no_op(site):
         print(json.dumps([n, len(fb.ops.declarations()), fb.ops.fn.fake_double(fb.ones(2)).tolist()]))
     """, site)
     assert out[0] == out[1] and out[2] == [2.0, 2.0]
+
+
+# -- discovery cost and concurrency --------------------------------------------------------
+
+def test_entry_points_scanned_once_and_never_again(site):
+    install(site, fake_backend(), fake_plugin())
+    out = run_json("""
+        import json, importlib.metadata as md
+        calls = []
+        real = md.entry_points
+        def counting(*a, **k):
+            calls.append((a, k))
+            return real(*a, **k)
+        md.entry_points = counting
+        import flambeau as fb
+        at_import = len(calls)
+        x = fb.ones(2, device="fakedev") + 1  # loads the lazy backend
+        _ = fb.ops.fn.fake_double(x)
+        print(json.dumps([at_import, len(calls), calls[0]]))
+    """, site)
+    assert out == [1, 1, [[], {}]]  # one scan of all groups at import, none for the lazy load
+
+
+def test_concurrent_first_use_loads_the_backend_once(site):
+    install(site, fake_backend())
+    out = run_json("""
+        import json, threading
+        import flambeau as fb
+        seen, errors = [], []
+        def use():
+            try:
+                seen.append(id(fb.plugins.loaded_backend("fakedev")))
+                fb.ones(1, device="fakedev")
+            except Exception as exc:
+                errors.append(repr(exc))
+        threads = [threading.Thread(target=use) for _ in range(8)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        print(json.dumps([len(set(seen)), len(seen), errors]))
+    """, site)
+    assert out == [1, 8, []]
+
+
+SELF_USING_BACKEND = '''
+import flambeau
+from flambeau_fakedev_impl import *  # noqa: the real backend, below
+flambeau.zeros(1, device="fakedev")  # uses its own device while being loaded
+'''
+
+
+def test_backend_using_its_own_device_while_loading_gets_a_clear_error(site):
+    from fake_dists import FAKE_BACKEND_SOURCE
+
+    dist = fake_backend(source=SELF_USING_BACKEND)
+    dist.modules["flambeau_fakedev_impl.py"] = FAKE_BACKEND_SOURCE
+    install(site, dist)
+    out = run_json(WARNINGS_AS_LIST + """
+try:
+    fb.ones(1, device="fakedev")
+except RuntimeError as exc:
+    print(json.dumps([type(exc).__name__, str(exc), str(exc.__cause__)]))
+""", site)
+    name, msg, cause = out
+    assert name == "BackendUnavailable" and "not re-entrant" in msg and "not re-entrant" in cause
+
+
+def test_unknown_op_mentions_failed_plugins(site):
+    install(site, fake_plugin(source=PLUGIN_IMPORT_ERROR))
+    out = run_json("""
+        import json, warnings; warnings.simplefilter("ignore")
+        import flambeau as fb
+        try:
+            fb.ops.fn.fake_double
+        except AttributeError as exc:
+            print(json.dumps([str(exc), hasattr(fb.ops.fn, "fake_double")]))
+    """, site)
+    assert "no op named 'fake_double'" in out[0] and "flambeau-fakeops 0.2.0" in out[0] and "plugin exploded" in out[0]
+    assert out[1] is False

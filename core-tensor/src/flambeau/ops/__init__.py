@@ -38,7 +38,7 @@ class _Functions:
         try:
             fn = FUNCTIONS[name]
         except KeyError:
-            raise AttributeError(f"no op named {name!r} is declared by any installed flambeau package") from None
+            raise AttributeError(_unknown_op_message(name)) from None
         setattr(self, name, fn)  # cached: later lookups are plain attribute reads
         return fn
 
@@ -47,6 +47,16 @@ class _Functions:
 
 
 fn = _Functions()
+
+
+def _unknown_op_message(name: str) -> str:
+    from ..plugins._loader import plugin_records
+
+    msg = f"no op named {name!r} is declared by any installed flambeau package"
+    failed = [f"{r.name} ({r.distribution} {r.version}): {r.reason}" for r in plugin_records if r.status == "failed"]
+    if failed:
+        msg += "; plugins that failed to load, which may have declared it: " + "; ".join(failed)
+    return msg
 
 
 def function(name: str) -> Callable[..., Any]:

@@ -175,7 +175,7 @@ def _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace):
 _fallback_enabled: set[str] = set()
 _fallback_warned: set[tuple[str, str]] = set()
 _fallback_counts: Counter = Counter()
-_strict = threading.local()
+_strict = False
 
 
 def enable_cpu_fallback(backend: str, enabled: bool = True) -> None:
@@ -197,12 +197,13 @@ def enable_cpu_fallback(backend: str, enabled: bool = True) -> None:
 
 
 def set_strict(strict: bool = True) -> None:
-    """In strict mode every CPU fallback raises instead of running."""
-    _strict.value = strict
+    """In strict mode every CPU fallback raises instead of running (process-wide, like the fallback itself)."""
+    global _strict
+    _strict = bool(strict)
 
 
 def is_strict() -> bool:
-    return getattr(_strict, "value", False)
+    return _strict
 
 
 def fallback_stats() -> dict[tuple[str, str], int]:

@@ -33,6 +33,9 @@ class FlambeauSpec:
     def flambeau_autograd_engine(self) -> Any:
         """Return the autograd engine that fills the dispatcher's recording slot.
 
-        The engine has ``record(op, inputs, outputs, inplace)`` and
-        ``backward(tensors, grad_tensors, retain_graph, create_graph, inputs)``.
+        The dispatcher calls ``record(op_decl, args, outputs, mode, pre)`` when an input requires grad
+        (``mode`` is ``"functional"``, ``"view"``, ``"inplace"`` or ``"out"``),
+        ``before_write(op_decl, args, outs, mode)`` before an in-place or ``out=`` kernel writes,
+        ``set_requires_grad(tensor, flag)``, ``backward(tensor, gradient, retain_graph, create_graph,
+        inputs)``, ``record_device_copy(src, dst)``, and ``install()`` once, after loading.
         """

@@ -287,8 +287,6 @@ class BackendUnavailable(RuntimeError):
 
 def load_backend(device_type: str) -> Any:
     """Import a backend, build its frozen kernel table; the first use of its device type."""
-    from ..ops._registry import KernelTable
-
     with _lock:
         built = dict.get(_dispatch.TABLES, device_type)
         if built is not None:  # another thread loaded it while this one waited for the lock
@@ -310,22 +308,41 @@ def load_backend(device_type: str) -> Any:
             )
         if record.status == "failed":
             raise BackendUnavailable(_failed_message(record)) from record.error
-        factory = _discovery.load_entry_point(record)
-        if factory is None:
-            raise BackendUnavailable(_failed_message(record)) from record.error
+        if device_type in _loading_backends:
+            raise RuntimeError(
+                f"the '{device_type}' backend is being loaded and loading is not re-entrant: its own import or "
+                f"factory used the '{device_type}' device"
+            )
+        _loading_backends.add(device_type)
         try:
-            backend = factory()
-            if not isinstance(backend, Backend):
-                raise TypeError(f"the factory returned {type(backend).__name__}, not a flambeau.plugins.Backend")
-            if backend.name != device_type:
-                raise ValueError(f"the backend calls itself {backend.name!r}, but its entry point is {device_type!r}")
-            table: KernelTable = build_table(backend, dict(backend.kernels()), record.distribution)
-        except Exception as exc:  # noqa: BLE001
-            record.fail(f"{type(exc).__name__}: {exc}", exc)
-            raise BackendUnavailable(_failed_message(record)) from exc
-        record.status = "loaded"
-        BACKENDS[device_type] = backend
-        return table
+            return _build_backend(device_type, record)
+        finally:
+            _loading_backends.discard(device_type)
+
+
+_loading_backends: set[str] = set()
+
+
+def _build_backend(device_type: str, record: _discovery.PluginRecord) -> Any:
+    """Import a backend's module, call its factory, freeze its table (under the loader's lock)."""
+    from ..ops._registry import KernelTable
+
+    factory = _discovery.load_entry_point(record)
+    if factory is None:
+        raise BackendUnavailable(_failed_message(record)) from record.error
+    try:
+        backend = factory()
+        if not isinstance(backend, Backend):
+            raise TypeError(f"the factory returned {type(backend).__name__}, not a flambeau.plugins.Backend")
+        if backend.name != device_type:
+            raise ValueError(f"the backend calls itself {backend.name!r}, but its entry point is {device_type!r}")
+        table: KernelTable = build_table(backend, dict(backend.kernels()), record.distribution)
+    except Exception as exc:  # noqa: BLE001 - a broken backend must not break flambeau
+        record.fail(f"{type(exc).__name__}: {exc}", exc)
+        raise BackendUnavailable(_failed_message(record)) from exc
+    record.status = "loaded"
+    BACKENDS[device_type] = backend
+    return table
 
 
 def _failed_message(record: _discovery.PluginRecord) -> str:
