@@ -102,6 +102,8 @@ class Tensor:
         return TABLES[self._device.type].backend.data_ptr(self._data)
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
+        if 0 in self._data.shape:
+            return True  # as PyTorch: an empty tensor is contiguous whatever its strides (numpy gives 0s)
         expected = 1
         for size, stride in zip(reversed(self._data.shape), reversed(self.stride())):
             if size != 1 and stride != expected:

@@ -52,8 +52,8 @@ def _div_meta(input: Any, other: Any, rounding_mode: str | None = None) -> tuple
         raise ValueError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
         )
-    elif dt is _dtypes.bool:
-        raise RuntimeError(f'"div_{rounding_mode}_cpu" not implemented for \'Bool\'')
+    elif dt is _dtypes.bool or dt.is_complex:
+        raise NotImplementedError(f'"div_{rounding_mode}_cpu" not implemented for \'{type_name(dt)}\'')
     return broadcast(input, other), dt
 
 
@@ -170,7 +170,7 @@ def _bool_out(input: Tensor) -> tuple:
 
 def _bitwise_not_meta(input: Tensor) -> tuple:
     if not is_integral(input._dtype):
-        raise RuntimeError(f'"bitwise_not_cpu" not implemented for \'{type_name(input._dtype)}\'')
+        raise NotImplementedError(f'"bitwise_not_cpu" not implemented for \'{type_name(input._dtype)}\'')
     return input._data.shape, input._dtype
 
 

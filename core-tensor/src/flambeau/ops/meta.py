@@ -62,7 +62,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
             else:
                 raise RuntimeError(
                     f"The size of tensor a ({current}) must match the size of tensor b ({size}) "
-                    f"at non-singleton dimension {i}"
+                    f"at non-singleton dimension {offset + i}"
                 )
     return tuple(result)
 

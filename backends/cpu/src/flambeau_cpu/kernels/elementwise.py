@@ -18,22 +18,24 @@ def _check_int_divisor(input: Any, other: Any) -> None:
         raise RuntimeError("ZeroDivisionError")
 
 
+# casting="unsafe": a 0-d operand of a wider dtype of the same category (uint8 tensor + int32 0-d
+# tensor) does not widen the result, as in PyTorch; numpy computes wider, then stores narrower.
 def add(input, other, alpha, out):
     if alpha == 1:
-        np.add(input, other, out=out)
+        np.add(input, other, out=out, casting="unsafe")
     else:
-        np.add(input, np.multiply(other, alpha), out=out)
+        np.add(input, np.multiply(other, alpha), out=out, casting="unsafe")
 
 
 def sub(input, other, alpha, out):
     if alpha == 1:
-        np.subtract(input, other, out=out)
+        np.subtract(input, other, out=out, casting="unsafe")
     else:
-        np.subtract(input, np.multiply(other, alpha), out=out)
+        np.subtract(input, np.multiply(other, alpha), out=out, casting="unsafe")
 
 
 def mul(input, other, out):
-    np.multiply(input, other, out=out)
+    np.multiply(input, other, out=out, casting="unsafe")
 
 
 def div(input, other, rounding_mode, out):
@@ -156,7 +158,11 @@ def frac(input, out):
 
 def _float_unary(ufunc: Callable[..., Any]) -> Callable[..., Any]:
     def kernel(input, out):
-        ufunc(input, out=out, casting="unsafe")
+        if input.dtype.kind in "biu" and out.dtype.kind in "fc":
+            # Computed in the result's dtype: numpy's own choice for int8/uint8/bool is float16.
+            ufunc(input, out=out, dtype=out.dtype, casting="unsafe")
+        else:
+            ufunc(input, out=out, casting="unsafe")
     kernel.__name__ = ufunc.__name__
     return kernel
 
@@ -167,6 +173,9 @@ def rsqrt(input, out):
 
 def sigmoid(input, out):
     x = np.asarray(input, dtype=out.dtype) if input.dtype != out.dtype else input
+    if x.dtype.kind == "c":  # the -|x| trick below is for real inputs only
+        np.copyto(out, 1 / (1 + np.exp(-x)))
+        return
     # exp of -|x| never overflows; the two branches meet at 0.
     e = np.exp(-np.abs(x))
     np.copyto(out, np.where(x >= 0, 1 / (1 + e), e / (1 + e)), casting="unsafe")
@@ -177,11 +186,11 @@ _erfc = np.frompyfunc(math.erfc, 1, 1)
 
 
 def erf(input, out):
-    np.copyto(out, _erf(input.astype(np.float64)).astype(np.float64), casting="unsafe")
+    np.copyto(out, np.asarray(_erf(input.astype(np.float64)), dtype=np.float64), casting="unsafe")
 
 
 def erfc(input, out):
-    np.copyto(out, _erfc(input.astype(np.float64)).astype(np.float64), casting="unsafe")
+    np.copyto(out, np.asarray(_erfc(input.astype(np.float64)), dtype=np.float64), casting="unsafe")
 
 
 def _bool_unary(ufunc: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,0 +1,11 @@
+"""The kit's cases for core-tensor's own ops, one module per family."""
+from __future__ import annotations
+
+from .._case import OpCase
+
+
+def core_cases() -> list[OpCase]:
+    from . import elementwise, factories, indexing, linalg, reductions, views
+
+    return [*elementwise.cases(), *reductions.cases(), *views.cases(), *linalg.cases(), *factories.cases(),
+            *indexing.cases()]

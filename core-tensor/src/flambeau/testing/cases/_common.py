@@ -1,0 +1,94 @@
+"""Sample generators and expected-dtype rules shared by the case modules."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from .. import _promote as P
+from .._case import Arg, Sample
+
+#: Shapes and layouts every unary op is tried on: 0-d, empty, 1-d, n-d, transposed, step-sliced.
+UNARY_SHAPES: list[tuple[tuple[int, ...], str]] = [
+    ((), "contiguous"), ((0,), "contiguous"), ((0, 3), "transposed"), ((5,), "contiguous"), ((6,), "sliced"),
+    ((3, 4), "contiguous"), ((3, 4), "transposed"), ((2, 3, 4), "sliced"),
+]
+
+#: Operand shape pairs for binary ops: equal, non-contiguous, broadcast both ways, 0-d, empty.
+BINARY_SHAPES: list[tuple[tuple[int, ...], str, tuple[int, ...], str]] = [
+    ((3, 4), "contiguous", (3, 4), "contiguous"),
+    ((3, 4), "transposed", (3, 4), "sliced"),
+    ((2, 1, 4), "contiguous", (3, 1), "contiguous"),
+    ((3, 4), "sliced", (4,), "contiguous"),
+    ((), "contiguous", (3,), "contiguous"),
+    ((3,), "contiguous", (), "contiguous"),
+    ((), "contiguous", (), "contiguous"),
+    ((0, 3), "contiguous", (3,), "contiguous"),
+]
+
+#: A Python scalar of each dtype category.
+SCALARS = {0: True, 1: 3, 2: 1.5, 3: 1.5 - 0.5j}
+
+
+def unary(**opts: Any) -> Callable[[str], list[Sample]]:
+    def samples(dtype: str) -> list[Sample]:
+        return [Sample((Arg(shape, dtype, layout, **opts),)) for shape, layout in UNARY_SHAPES]
+    return samples
+
+
+def binary(scalars: Iterable[Any] | None = None, mixed: Iterable[str] = (), other: dict | None = None,
+           kwargs: dict | None = None, **opts: Any) -> Callable[[str], list[Sample]]:
+    """Tensor-tensor samples over :data:`BINARY_SHAPES`, tensor-scalar ones, and mixed-dtype ones.
+
+    ``scalars``: the Python numbers to pair with a tensor (default: one of the tensor's category);
+    ``mixed``: other dtypes for the second tensor; ``other``: Arg options for the second operand.
+    """
+    other = {**opts, **(other or {})}
+    kwargs = kwargs or {}
+
+    def samples(dtype: str) -> list[Sample]:
+        out = [Sample((Arg(sa, dtype, la, **opts), Arg(sb, dtype, lb, **other)), dict(kwargs))
+               for sa, la, sb, lb in BINARY_SHAPES]
+        values = [SCALARS[P.category(dtype)]] if scalars is None else list(scalars)
+        for value in values:
+            out.append(Sample((Arg((3, 4), dtype, "transposed", **opts), value), dict(kwargs)))
+            out.append(Sample((Arg((), dtype, **opts), value), dict(kwargs)))
+        for second in mixed:
+            if second != dtype:
+                out.append(Sample((Arg((3, 4), dtype, **opts), Arg((3, 4), second, **other)), dict(kwargs)))
+                out.append(Sample((Arg((4,), dtype, **opts), Arg((), second, **other)), dict(kwargs)))
+        return out
+    return samples
+
+
+def operands(sample: Sample) -> list[Any]:
+    """The sample's operands as :func:`_promote.result_type` takes them."""
+    out: list[Any] = []
+    for a in sample.args:
+        if isinstance(a, Arg):
+            out.append((a.dtype, len(a.shape)))
+        elif isinstance(a, (bool, int, float, complex)):
+            out.append(a)
+    return out
+
+
+def same(sample: Sample) -> str:
+    return next(a.dtype for a in sample.args if isinstance(a, Arg))
+
+
+def promoted(sample: Sample) -> str:
+    return P.result_type(operands(sample))
+
+
+def floated(sample: Sample) -> str:
+    return P.to_float(P.result_type(operands(sample)))
+
+
+def const(name: str) -> Callable[[Sample], str]:
+    return lambda sample: name
+
+
+def real_of_first(sample: Sample) -> str:
+    return P.to_real(same(sample))
+
+
+def excluding(dtypes: Iterable[str], *drop: str) -> tuple[str, ...]:
+    return tuple(d for d in dtypes if d not in drop)

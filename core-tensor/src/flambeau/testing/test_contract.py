@@ -1,0 +1,145 @@
+"""The Backend contract itself: devices, allocation, fills, host transfers, copies, views."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import flambeau
+from flambeau.testing._promote import ALL
+
+KIT = pytest.mark.flambeau_conformance
+
+
+def _data_only(computes_data: bool) -> None:
+    if not computes_data:
+        pytest.skip("the backend computes no data (shape-and-dtype mode)")
+
+
+def _supported(backend) -> list:
+    return [getattr(flambeau, name) for name in ALL if getattr(flambeau, name) in backend.dtypes]
+
+
+@KIT("contract:devices")
+def test_devices(flambeau_backend, flambeau_device) -> None:
+    count = flambeau_backend.device_count()
+    assert isinstance(count, int) and count >= 1, f"device_count() is {count!r}"
+    assert flambeau_device.type == flambeau_backend.name
+    flambeau_backend.synchronize(flambeau_device.index)
+    assert flambeau.float32 in flambeau_backend.dtypes, "every backend must support float32"
+    assert all(isinstance(d, flambeau.dtype) for d in flambeau_backend.dtypes)
+    flambeau_backend.manual_seed(0)
+
+
+@KIT("contract:empty")
+def test_empty(flambeau_backend, flambeau_device) -> None:
+    for dt in _supported(flambeau_backend):
+        for shape in ((), (0,), (3,), (2, 0, 3), (2, 3, 4)):
+            t = flambeau.empty(shape, dtype=dt, device=flambeau_device)
+            assert tuple(t.shape) == shape and t.dtype is dt and t.device == flambeau_device
+            assert t.is_contiguous(), f"empty{shape} on {flambeau_device} is not contiguous: strides {t.stride()}"
+            assert t.storage_offset() == 0
+
+
+@KIT("contract:full")
+def test_full(flambeau_backend, flambeau_device, flambeau_computes_data) -> None:
+    for dt in _supported(flambeau_backend):
+        value = {"bool": True}.get(dt.name, 3 if not dt.is_complex else 2 - 1j)
+        for shape in ((), (0,), (2, 3)):
+            t = flambeau.full(shape, value, dtype=dt, device=flambeau_device)
+            z = flambeau.zeros(shape, dtype=dt, device=flambeau_device)
+            assert tuple(t.shape) == shape and t.dtype is dt and t.device == flambeau_device
+            if flambeau_computes_data:
+                np.testing.assert_array_equal(t.cpu().numpy(), np.full(shape, value, dt.numpy_dtype))
+                np.testing.assert_array_equal(z.cpu().numpy(), np.zeros(shape, dt.numpy_dtype))
+
+
+@KIT("contract:fill_strided")
+def test_fill_strided(flambeau_backend, flambeau_device, flambeau_computes_data) -> None:
+    base = flambeau.zeros((4, 6), device=flambeau_device)
+    view = base.t()[::2]
+    view.fill_(5.0)
+    if flambeau_computes_data:
+        expected = np.zeros((4, 6), np.float32)
+        expected.T[::2] = 5
+        np.testing.assert_array_equal(base.cpu().numpy(), expected)
+
+
+@KIT("contract:host_round_trip")
+def test_host_round_trip(flambeau_backend, flambeau_device, flambeau_computes_data) -> None:
+    rng = np.random.default_rng(0)
+    for dt in _supported(flambeau_backend):
+        for shape in ((), (0,), (5,), (3, 4), (2, 0, 3)):
+            host = (rng.uniform(0, 4, shape) + (1j * rng.uniform(0, 4, shape) if dt.is_complex else 0))
+            host = np.asarray(host).astype(dt.numpy_dtype)
+            for view in (host, host.T, host[..., ::2] if host.ndim else host):
+                t = flambeau.from_numpy(np.ascontiguousarray(view) if view.strides and min(view.strides) < 0
+                                        else view).to(flambeau_device)
+                assert tuple(t.shape) == view.shape and t.dtype is dt and t.device == flambeau_device
+                if flambeau_computes_data:
+                    back = t.cpu().numpy()
+                    assert isinstance(back, np.ndarray)
+                    np.testing.assert_array_equal(back, view)
+                    native = flambeau_backend.to_numpy(t._data)
+                    assert isinstance(native, np.ndarray) and native.dtype == dt.numpy_dtype
+                    np.testing.assert_array_equal(native, view)
+
+
+@KIT("contract:device_copy")
+def test_device_copy(flambeau_backend, flambeau_device, flambeau_computes_data) -> None:
+    src = flambeau.arange(12.0, device=flambeau_device).reshape(3, 4)
+    for source in (src, src.t(), src[:, ::2]):
+        twin = source.to(flambeau_device, copy=True)
+        assert twin._data is not source._data
+        assert tuple(twin.shape) == tuple(source.shape) and twin.device == flambeau_device
+        copied = flambeau.empty(tuple(source.shape), dtype=flambeau.float64, device=flambeau_device)
+        copied.copy_(source)
+        if flambeau_computes_data:
+            np.testing.assert_array_equal(twin.cpu().numpy(), source.cpu().numpy())
+            np.testing.assert_array_equal(copied.cpu().numpy(), source.cpu().numpy())
+    for index in range(flambeau_backend.device_count()):
+        other = flambeau.device(flambeau_device.type, index) if flambeau_device.index is not None else flambeau_device
+        moved = src.to(other)
+        assert moved.device == other
+        if flambeau_computes_data:
+            np.testing.assert_array_equal(moved.cpu().numpy(), np.arange(12.0).reshape(3, 4))
+
+
+@KIT("contract:views_share_storage")
+def test_views_share_storage(flambeau_backend, flambeau_device, flambeau_computes_data) -> None:
+    base = flambeau.zeros((3, 4), device=flambeau_device)
+    views = [base.t(), base[1:, ::2], base.view(12), base.unsqueeze(0), base.select(1, 2), base.narrow(0, 1, 1),
+             base.expand(2, 3, 4), base.as_strided((2, 2), (1, 4), 1), base.unfold(1, 2, 2)]
+    for v in views:
+        assert v._version is base._version, "a view must share its base's version counter"
+    before = base._version[0]
+    base.add_(1)
+    assert base._version[0] == before + 1
+    if flambeau_computes_data:
+        for v in views:
+            assert np.all(v.cpu().numpy() == 1), f"a view of shape {tuple(v.shape)} does not see a write to its base"
+        base[1:, ::2].fill_(7)
+        assert base.cpu().numpy()[2, 2] == 7
+    assert base.t().stride() == (1, 4)
+    assert base[1:, ::2].stride() == (4, 2) and base[1:, ::2].storage_offset() == 4
+    assert base.expand(2, 3, 4).stride() == (0, 4, 1)
+
+
+@KIT("contract:mixed_devices")
+def test_mixed_devices(flambeau_backend, flambeau_device) -> None:
+    if flambeau_device.type == "cpu":
+        pytest.skip("needs a device other than the CPU")
+    a = flambeau.ones(2, device=flambeau_device)
+    b = flambeau.ones(2)
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        a + b
+
+
+@KIT("contract:repr")
+def test_repr(flambeau_backend, flambeau_device, flambeau_computes_data) -> None:
+    t = flambeau.ones(2, 3, device=flambeau_device)
+    text = repr(t)
+    assert text.startswith("tensor(")
+    if flambeau_device.type != "cpu":
+        assert f"device='{flambeau_device}'" in text
+    if flambeau_computes_data:
+        assert "1." in text
