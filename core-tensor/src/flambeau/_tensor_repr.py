@@ -1,16 +1,26 @@
-"""``repr(tensor)`` as PyTorch prints it: shared element width, 4 decimals, summarised when large."""
+"""``repr(tensor)`` exactly as PyTorch prints it.
+
+One formatter per tensor (two for complex: real and imaginary parts) picks a style and a width
+from the values that will be shown: integers as they are; floats that are all integral as
+``1.``; others with ``precision`` decimals; scientific notation when the nonzero finite values
+span more than three orders of magnitude, exceed 1e8, or go below 1e-4. Tensors with more than
+``threshold`` elements show only ``edgeitems`` at each end of every dim.
+"""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
 
 import numpy as np
 
 from . import _dtypes
 
+__all__ = ["set_printoptions", "get_printoptions", "tensor_repr"]
+
 
 @dataclass
-class PrintOptions:
+class _PrintOptions:
     precision: int = 4
     threshold: float = 1000
     edgeitems: int = 3
@@ -18,187 +28,231 @@ class PrintOptions:
     sci_mode: bool | None = None
 
 
-options = PrintOptions()
+PRINT_OPTS = _PrintOptions()
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
-    """Set how tensors print, as ``torch.set_printoptions``."""
-    if profile == "default":
-        options.__init__()
-    elif profile == "short":
-        options.__init__(precision=2, threshold=1000, edgeitems=2, linewidth=80)
-    elif profile == "full":
-        options.__init__(precision=4, threshold=math.inf, edgeitems=3, linewidth=80)
-    for name, value in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
-                        ("linewidth", linewidth)):
-        if value is not None:
-            setattr(options, name, value)
-    options.sci_mode = sci_mode
+def set_printoptions(precision: int | None = None, threshold: float | None = None, edgeitems: int | None = None,
+                     linewidth: int | None = None, profile: str | None = None, sci_mode: bool | None = None) -> None:
+    """Set how tensors print, as ``torch.set_printoptions``.
+
+    Args:
+        precision: digits after the decimal point (default 4).
+        threshold: tensors with more elements than this are summarised (default 1000).
+        edgeitems: elements shown at each end of a summarised dim (default 3).
+        linewidth: characters per line before wrapping (default 80).
+        profile: ``"default"``, ``"short"`` or ``"full"``: a preset, overridden by the other arguments.
+        sci_mode: True or False forces scientific notation on or off; None (the default) chooses.
+
+    Example::
+
+        >>> fb.set_printoptions(precision=2)
+        >>> fb.tensor([1.2345])
+        tensor([1.23])
+        >>> fb.set_printoptions(profile="default")
+    """
+    if profile is not None:
+        presets = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+        if profile not in presets:
+            raise ValueError(f"unknown print profile {profile!r}: expected 'default', 'short' or 'full'")
+        (PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems,
+         PRINT_OPTS.linewidth) = presets[profile]
+    if precision is not None:
+        PRINT_OPTS.precision = precision
+    if threshold is not None:
+        PRINT_OPTS.threshold = threshold
+    if edgeitems is not None:
+        PRINT_OPTS.edgeitems = edgeitems
+    if linewidth is not None:
+        PRINT_OPTS.linewidth = linewidth
+    PRINT_OPTS.sci_mode = sci_mode  # as PyTorch: not passing it resets it to automatic
+
+
+def get_printoptions() -> dict[str, Any]:
+    """The current print options, as a dict of :func:`set_printoptions`'s arguments."""
+    return asdict(PRINT_OPTS)
 
 
 class _Formatter:
-    """One width and style for all elements, chosen from the values that will be shown."""
+    """One style and width for every element of a tensor (PyTorch's ``_Formatter``)."""
 
     def __init__(self, values: np.ndarray, floating: bool):
         self.floating = floating
         self.int_mode = True
         self.sci_mode = False
-        self.width = 1
-        if values.size == 0:
-            return
+        self.max_width = 1
+        flat = values.reshape(-1)
+        precision = PRINT_OPTS.precision
         if not floating:
-            self.width = max(len(str(v)) for v in values.tolist())
-            return
-        finite = values[np.isfinite(values)]
-        specials = [self._special(v) for v in values.tolist() if not math.isfinite(v)]
-        nonzero = np.abs(finite[finite != 0])
-        if finite.size == 0:
-            self.width = max(len(s) for s in specials)
-            return
-        self.int_mode = bool(np.all(finite == np.ceil(finite)))
-        if self.int_mode:
-            if nonzero.size and nonzero.max() / nonzero.min() > 1000.0 or (nonzero.size and nonzero.max() > 1e8):
-                self.sci_mode = True
-                strs = [f"{v:.{options.precision}e}" for v in finite.tolist()]
-            else:
-                strs = [f"{v:.0f}." for v in finite.tolist()]
+            for value in flat.tolist():
+                self.max_width = max(self.max_width, len(str(value)))
         else:
-            ratio = nonzero.max() / nonzero.min() if nonzero.size else 0
-            if nonzero.size and (ratio > 1000.0 or nonzero.max() > 1e8 or nonzero.min() < 1e-4):
+            finite = flat[np.isfinite(flat) & (flat != 0)]
+            if finite.size == 0:  # nothing to measure: zeros and non-finite values keep width 1
+                if PRINT_OPTS.sci_mode is not None:
+                    self.sci_mode = PRINT_OPTS.sci_mode
+                return
+            magnitudes = np.abs(finite).astype(np.float64)
+            low, high = float(magnitudes.min()), float(magnitudes.max())
+            values_list = finite.tolist()
+            self.int_mode = bool(np.all(finite == np.ceil(finite)))
+            if self.int_mode:
+                if high / low > 1000.0 or high > 1.0e8:
+                    self.sci_mode = True
+                    self.max_width = max(len(f"{v:.{precision}e}") for v in values_list)
+                else:
+                    # integral floats print as "1." : one more character for the point
+                    self.max_width = max(len(f"{v:.0f}") + 1 for v in values_list)
+            elif high / low > 1000.0 or high > 1.0e8 or low < 1.0e-4:
                 self.sci_mode = True
-                strs = [f"{v:.{options.precision}e}" for v in finite.tolist()]
+                self.max_width = max(len(f"{v:.{precision}e}") for v in values_list)
             else:
-                strs = [f"{v:.{options.precision}f}" for v in finite.tolist()]
-        if options.sci_mode is not None:
-            self.sci_mode = options.sci_mode
+                self.max_width = max(len(f"{v:.{precision}f}") for v in values_list)
+        if PRINT_OPTS.sci_mode is not None:
+            self.sci_mode = PRINT_OPTS.sci_mode
+
+    def width(self) -> int:
+        return self.max_width
+
+    def format(self, value: Any) -> str:
+        if self.floating:
             if self.sci_mode:
-                strs = [f"{v:.{options.precision}e}" for v in finite.tolist()]
-        self.width = max(len(s) for s in strs + specials)
-
-    @staticmethod
-    def _special(v: float) -> str:
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-
-    def format(self, v) -> str:
-        if not self.floating:
-            return str(v).rjust(self.width)
-        if not math.isfinite(v):
-            text = self._special(v)
-        elif self.sci_mode:
-            text = f"{v:.{options.precision}e}"
-        elif self.int_mode:
-            text = f"{v:.0f}."
+                text = f"{value:{self.max_width}.{PRINT_OPTS.precision}e}"
+            elif self.int_mode:
+                text = f"{value:.0f}"
+                if not (math.isinf(value) or math.isnan(value)):
+                    text += "."
+            else:
+                text = f"{value:.{PRINT_OPTS.precision}f}"
         else:
-            text = f"{v:.{options.precision}f}"
-        return text.rjust(self.width)
+            text = str(value)
+        return (self.max_width - len(text)) * " " + text
 
 
-def _summarised(array: np.ndarray, edge: int) -> np.ndarray:
-    """The elements that will be printed (edge items of every dim), flattened."""
+def _summarized(array: np.ndarray) -> np.ndarray:
+    """The elements a summarised print shows: ``edgeitems`` at each end of every dim."""
+    edge = PRINT_OPTS.edgeitems
     if array.ndim == 0:
-        return array.reshape(1)
-    if array.shape[0] > 2 * edge:
-        parts = [array[:edge], array[-edge:]]
-    else:
-        parts = [array]
-    return np.concatenate([_summarised(p[i], edge) if p.ndim > 1 else p.reshape(-1)
-                           for p in parts for i in range(p.shape[0] if p.ndim > 1 else 1)] or [np.empty(0)]) \
-        if array.ndim > 1 else np.concatenate(parts)
-
-
-def _scalar_str(value, fmt: _Formatter, dtype) -> str:
-    if dtype is _dtypes.bool:
-        return str(bool(value))
-    return fmt.format(value).strip() if array_is_scalar_like(value) else fmt.format(value)
-
-
-def array_is_scalar_like(value) -> bool:
-    return True
-
-
-def _format_complex(array: np.ndarray, summarize: bool, indent: int) -> str:
-    real = _Formatter(_summarised(array.real, options.edgeitems) if summarize else array.real.reshape(-1), True)
-    imag = _Formatter(_summarised(array.imag, options.edgeitems) if summarize else array.imag.reshape(-1), True)
-
-    def element(v) -> str:
-        im = imag.format(abs(v.imag)).lstrip()
-        sign = "-" if v.imag < 0 or (v.imag == 0 and math.copysign(1, v.imag) < 0) else "+"
-        return f"{real.format(v.real)}{sign}{im.rjust(imag.width)}j"
-
-    return _nested(array, element, summarize, indent, real.width + imag.width + 2)
-
-
-def _nested(array: np.ndarray, element, summarize: bool, indent: int, width: int) -> str:
-    edge = options.edgeitems
-    if array.ndim == 0:
-        return element(array.item() if array.dtype.kind != "c" else array[()])
+        return array
     if array.ndim == 1:
-        items = [element(v) for v in (array.tolist() if array.dtype.kind != "c" else array)]
-        if summarize and array.shape[0] > 2 * edge:
-            items = items[:edge] + ["..."] + items[-edge:]
-        per_line = max(1, (options.linewidth - indent) // (width + 2))
-        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
-        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+        return np.concatenate((array[:edge], array[-edge:])) if array.shape[0] > 2 * edge else array
+    if not edge:
+        return array[(slice(0, 0),) * array.ndim]
     rows = range(array.shape[0])
-    if summarize and array.shape[0] > 2 * edge:
-        chosen = list(range(edge)) + [None] + list(range(array.shape[0] - edge, array.shape[0]))
+    if array.shape[0] > 2 * edge:
+        rows = [*range(edge), *range(array.shape[0] - edge, array.shape[0])]
+    return np.stack([_summarized(array[i]) for i in rows])
+
+
+def _complex_join(real: str, imag: str) -> str:
+    imag = (imag + "j").lstrip()
+    # the imaginary part's own sign (negative numbers, -0.) stands in for the "+"
+    return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
+def _element_formatter(fmt1: _Formatter, fmt2: _Formatter | None) -> Callable[[Any], str]:
+    if fmt2 is None:
+        return fmt1.format
+    return lambda v: _complex_join(fmt1.format(v.real), fmt2.format(v.imag))
+
+
+def _vector_str(array: np.ndarray, indent: int, summarize: bool, fmt1: _Formatter, fmt2: _Formatter | None) -> str:
+    element_length = fmt1.width() + 2
+    if fmt2 is not None:
+        element_length += fmt2.width() + 1  # the imaginary part and its "j"
+    per_line = max(1, int(math.floor((PRINT_OPTS.linewidth - indent) / element_length)))
+    element = _element_formatter(fmt1, fmt2)
+    edge = PRINT_OPTS.edgeitems
+    if summarize and not edge:
+        data = ["..."]
+    elif summarize and array.shape[0] > 2 * edge:
+        data = ([element(v) for v in array[:edge].tolist()] + [" ..."]
+                + [element(v) for v in array[-edge:].tolist()])
     else:
-        chosen = list(rows)
-    parts = ["..." if i is None else _nested(array[i], element, summarize, indent + 1, width) for i in chosen]
-    separator = "," + "\n" * (array.ndim - 1) + " " * (indent + 1)
-    return "[" + separator.join(parts) + "]"
+        data = [element(v) for v in array.tolist()]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def format_data(array: np.ndarray, dtype, indent: int) -> str:
-    summarize = array.size > options.threshold
-    if array.dtype.kind == "c":
-        return _format_complex(array, summarize, indent)
-    if dtype is _dtypes.bool:
-        return _nested(array, lambda v: str(bool(v)).rjust(5 if not all_same_bool(array) else len(str(bool(v)))),
-                       summarize, indent, 5)
-    floating = dtype.is_floating_point
-    values = array.astype(np.float64) if floating else array
-    shown = _summarised(values, options.edgeitems) if summarize else values.reshape(-1)
-    fmt = _Formatter(shown, floating)
-    if array.ndim == 0:
-        return fmt.format(values.item()).strip()
-    return _nested(values, fmt.format, summarize, indent, fmt.width)
+def _tensor_str_with_formatter(array: np.ndarray, indent: int, summarize: bool, fmt1: _Formatter,
+                               fmt2: _Formatter | None) -> str:
+    ndim = array.ndim
+    if ndim == 0:
+        return _element_formatter(fmt1, fmt2)(array.item())
+    if ndim == 1:
+        return _vector_str(array, indent, summarize, fmt1, fmt2)
+    edge = PRINT_OPTS.edgeitems
+    if summarize and array.shape[0] > 2 * edge:
+        parts = ([_tensor_str_with_formatter(array[i], indent + 1, summarize, fmt1, fmt2) for i in range(edge)]
+                 + ["..."]
+                 + [_tensor_str_with_formatter(array[i], indent + 1, summarize, fmt1, fmt2)
+                    for i in range(array.shape[0] - edge, array.shape[0])])
+    else:
+        parts = [_tensor_str_with_formatter(array[i], indent + 1, summarize, fmt1, fmt2)
+                 for i in range(array.shape[0])]
+    return "[" + ("," + "\n" * (ndim - 1) + " " * (indent + 1)).join(parts) + "]"
 
 
-def all_same_bool(array: np.ndarray) -> bool:
-    return bool(array.all() or not array.any())
+def format_data(array: np.ndarray, dtype: _dtypes.dtype, indent: int) -> str:
+    """The bracketed values of a non-empty host array, indented for a prefix of ``indent`` characters."""
+    summarize = array.size > PRINT_OPTS.threshold
+    if dtype in (_dtypes.float16, _dtypes.bfloat16):
+        array = array.astype(np.float32)
+    if dtype.is_complex:
+        real = _Formatter(_summarized(array.real) if summarize else array.real, True)
+        imag = _Formatter(_summarized(array.imag) if summarize else array.imag, True)
+        return _tensor_str_with_formatter(array, indent, summarize, real, imag)
+    fmt = _Formatter(_summarized(array) if summarize else array, dtype.is_floating_point)
+    return _tensor_str_with_formatter(array, indent, summarize, fmt, None)
 
 
-def tensor_repr(tensor) -> str:
+def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    parts = [text]
+    last_line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)
+
+
+def tensor_repr(tensor: Any) -> str:
+    """``repr(tensor)``: ``tensor(<values>, <suffixes>)`` with PyTorch's suffix rules."""
+    from .ops import get_default_device
+
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
     dev = tensor._device
-    if dev.type != "cpu":
+    if dev.type != get_default_device().type:
         suffixes.append(f"device='{dev}'")
+    default = _dtypes.get_default_dtype()
+    has_default_dtype = tensor._dtype in (default, _dtypes.default_complex_dtype(), _dtypes.int64, _dtypes.bool)
     shape = tuple(tensor._data.shape)
-    numel = math.prod(shape)
-    default_dtypes = (_dtypes.get_default_dtype(), _dtypes.default_complex_dtype(), _dtypes.int64, _dtypes.bool)
     if dev.type == "meta":
-        body = "..."
         suffixes.append(f"size={shape}")
-    elif numel == 0:
-        body = "[]"
-        if shape != (0,):
+        if tensor._dtype is not default:
+            suffixes.append(f"dtype={tensor._dtype!r}")
+        body = "..."
+    elif math.prod(shape) == 0:
+        if len(shape) != 1:
             suffixes.append(f"size={shape}")
+        if tensor._dtype is not default:  # nothing to infer the dtype from: always shown
+            suffixes.append(f"dtype={tensor._dtype!r}")
+        body = "[]"
     else:
-        host = tensor._host()
-        if tensor._dtype is _dtypes.bfloat16:
-            host = host.astype(np.float32)
-        body = format_data(host, tensor._dtype, indent)
-    if tensor._dtype not in default_dtypes or (numel == 0 and tensor._dtype is not _dtypes.get_default_dtype()
-                                               and dev.type != "meta") or dev.type == "meta" and tensor._dtype not in default_dtypes:
-        suffixes.append(f"dtype={tensor._dtype!r}")
-    if tensor.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(tensor.grad_fn).__name__}>")
+        if not PRINT_OPTS.edgeitems:
+            suffixes.append(f"size={shape}")
+        if not has_default_dtype:
+            suffixes.append(f"dtype={tensor._dtype!r}")
+        body = format_data(np.asarray(tensor._host()), tensor._dtype, indent)
+    grad_fn = tensor.grad_fn
+    if grad_fn is not None:
+        name = grad_fn.name() if callable(getattr(grad_fn, "name", None)) else type(grad_fn).__name__
+        suffixes.append(f"grad_fn=<{name}>")
     elif tensor._requires_grad:
         suffixes.append("requires_grad=True")
-    text = prefix + body
-    for suffix in suffixes:
-        text += ", " + suffix
-    return text + ")"
+    return _add_suffixes(prefix + body, suffixes, indent)
