@@ -94,7 +94,14 @@ class OpNode(Node):
     def _meta_of(self, i: int) -> tuple:
         if self._list_lens is None:
             return self._in_meta[self._info.edge_of_arg[i]]
-        raise ValueError("shape()/dtype() of a tensor-list argument: read it from the saved tensors")
+        start = 0
+        for a, n in zip(self._info.tensor_params, self._list_lens):
+            if a == i:
+                if n != 1 or self._in_meta[start] is None:
+                    raise ValueError("shape()/dtype() of a tensor-list argument: read it from the saved tensors")
+                return self._in_meta[start]
+            start += n
+        raise ValueError(f"argument {i} is not a tensor argument")
 
     @property
     def saved_tensors(self) -> tuple:
@@ -149,7 +156,10 @@ class OpNode(Node):
         else:
             for a, n in zip(info.tensor_params, lens):
                 g = out[a] if a < len(out) else None
-                per_edge.extend(g if g is not None else [None] * n)
+                if isinstance(g, (list, tuple)):
+                    per_edge.extend(g)
+                else:
+                    per_edge.extend([g] + [None] * (n - 1))
         return per_edge
 
     def release(self) -> None:

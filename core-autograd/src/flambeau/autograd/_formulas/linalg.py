@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from ..formula import Formula
+from flambeau._core_ops.linalg import matmul_shape
+
 from ._helpers import sum_to
 
 
@@ -32,11 +34,7 @@ def _matmul(ctx, g):
     a_shape, b_shape = ctx.shape(0), ctx.shape(1)
     a2 = a.unsqueeze(0) if len(a_shape) == 1 else a
     b2 = b.unsqueeze(-1) if len(b_shape) == 1 else b
-    g2 = g
-    if len(a_shape) == 1:
-        g2 = g2.unsqueeze(-2)
-    if len(b_shape) == 1:
-        g2 = g2.unsqueeze(-1)
+    g2 = g.reshape(matmul_shape(tuple(a2.shape), tuple(b2.shape)))  # 1-D operands as matrices
     ga = gb = None
     if ctx.needs(0):
         ga = sum_to(g2.matmul(b2.transpose(-1, -2)), a2.shape).reshape(a_shape)
