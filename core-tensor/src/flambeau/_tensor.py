@@ -27,7 +27,7 @@ class Tensor:
     creation functions rather than with this class.
     """
 
-    __slots__ = ("_data", "_dtype", "_device", "_version", "_base", "_requires_grad", "grad", "grad_fn",
+    __slots__ = ("_data", "_dtype", "_device", "_version", "_base", "_requires_grad", "_grad", "grad_fn",
                  "_autograd", "__weakref__")
 
     # `Tensor(...)` as a constructor is PyTorch's legacy API; keep it working for lists and sizes.
@@ -174,6 +174,16 @@ class Tensor:
         engine.set_requires_grad(self, bool(requires_grad))
         return self
 
+    # `grad` is a property so that core-autograd can replace it (warning on non-leaf access,
+    # checking assigned shapes) without a per-op cost: the dispatcher never touches it.
+    @property
+    def grad(self) -> "Tensor | None":
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: "Tensor | None") -> None:
+        self._grad = value
+
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
@@ -202,7 +212,11 @@ class Tensor:
 
     @property
     def data(self) -> "Tensor":
-        return self.detach()
+        # Like PyTorch's `.data`: shares storage but not the version counter, so that changes made
+        # through it are invisible to autograd's saved-tensor checks.
+        out = self.detach()
+        out._version = [0]
+        return out
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -410,7 +424,7 @@ def wrap(native: Any, dtype: _dtypes.dtype, device: _device) -> Tensor:
     t._version = [0]
     t._base = None
     t._requires_grad = False
-    t.grad = None
+    t._grad = None
     t.grad_fn = None
     t._autograd = None
     return t
