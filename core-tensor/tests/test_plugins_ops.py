@@ -208,7 +208,8 @@ def test_misbehaving_plugin_is_dropped_whole(tmp_path, case):
             "status": rec.status, "reason": rec.reason,
             "w": [str(w.message) for w in caught if issubclass(w.category, fb.plugins.PluginWarning)],
             "half": "fake_half_done" in fb.ops.declarations(),
-            "add": fb.add(x, x).tolist(), "numel": x.numel(), "engine": fb.ops._dispatch.autograd_engine() is None,
+            "add": fb.add(x, x).tolist(), "numel": x.numel(),
+            "engine": type(fb.ops._dispatch.autograd_engine()).__module__,
         }))
     """, site)
     assert out["status"] == "failed", out
@@ -217,7 +218,7 @@ def test_misbehaving_plugin_is_dropped_whole(tmp_path, case):
     if case != "engine_install_raises":
         assert out["half"] is False  # nothing of a failed plugin enters the registry
     assert out["add"] == [2.0, 4.0] and out["numel"] == 2  # core ops untouched
-    assert out["engine"] is True
+    assert out["engine"] != "flambeau_fakeops"
 
 
 def test_core_wins_whatever_the_plugin_order(tmp_path):
@@ -289,3 +290,34 @@ def test_manifest_command_includes_plugin_primitives(site):
     assert "fake_double" in m["primitive_ops"] and m["primitive_ops"]["fake_double"]["declared_by"] == "flambeau-fakeops"
     assert "fake_triple" not in m["primitive_ops"]  # a composite
     assert "add" in m["primitive_ops"] and "reshape" not in m["primitive_ops"]
+
+
+ENGINE_PLUGIN = HEADER + '''
+class Engine:
+    installed = 0
+
+    def install(self):
+        Engine.installed += 1
+
+@hookimpl
+def flambeau_autograd_engine():
+    return Engine()
+'''
+
+
+def test_autograd_engine_from_hook_fills_the_slot_once(tmp_path):
+    site = install(tmp_path / "site", fake_plugin(source=ENGINE_PLUGIN),
+                   fake_plugin(name="zz-engine", module="zz_engine", ep_name="zzengine", source=ENGINE_PLUGIN))
+    out = run_json("""
+        import json, warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import flambeau as fb
+        import flambeau_fakeops, zz_engine
+        engine = fb.ops._dispatch.autograd_engine()
+        print(json.dumps([type(engine).__module__, flambeau_fakeops.Engine.installed, zz_engine.Engine.installed,
+                          [str(w.message) for w in caught if "autograd engine" in str(w.message)]]))
+    """, site)
+    module, installed, other_installed, warned = out
+    assert module == "flambeau_fakeops" and installed == 1 and other_installed == 0
+    assert len(warned) == 1 and "zz-engine" in warned[0] and "flambeau-fakeops" in warned[0]

@@ -14,6 +14,7 @@ import sys
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 COMPATIBLE = "flambeau-core-tensor>=0.1,<0.2"
 INCOMPATIBLE = "flambeau-core-tensor>=0.9,<1.0"
@@ -62,20 +63,39 @@ def install(root: Path, *dists: FakeDist) -> Path:
     return root
 
 
+def other_installed_plugins() -> list[str]:
+    """Distributions in this environment, other than core-tensor and the CPU backend, with flambeau entry points.
+
+    Scenarios disable them (``FLAMBEAU_DISABLE_PLUGINS``) so that what they count (warnings, failures,
+    the autograd engine) depends only on the fake distributions, whatever else is installed.
+    """
+    from importlib import metadata
+
+    keep = {"flambeau-core-tensor", "flambeau-backend-cpu"}
+    eps = metadata.entry_points()
+    found = {ep.dist.metadata["Name"] for group in ("flambeau", "flambeau.backends")
+             for ep in eps.select(group=group) if ep.dist is not None}
+    return sorted(name for name in found if name and name.lower() not in keep)
+
+
 def run_python(code: str, site: Path | None = None, env: dict[str, str] | None = None,
-               args: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+               args: tuple[str, ...] = (), hermetic: bool = True) -> subprocess.CompletedProcess:
     """Run ``code`` (or ``python ARGS`` when code is empty) in a fresh interpreter with ``site`` importable."""
     full_env = {k: v for k, v in os.environ.items() if k not in ("FLAMBEAU_DISABLE_PLUGINS", "PYTHONWARNINGS")}
     if site is not None:
         full_env["PYTHONPATH"] = str(site) + os.pathsep + full_env.get("PYTHONPATH", "")
-    full_env.update(env or {})
+    env = dict(env or {})
+    if hermetic:
+        disabled = [n for n in env.get("FLAMBEAU_DISABLE_PLUGINS", "").split(",") if n.strip()]
+        env["FLAMBEAU_DISABLE_PLUGINS"] = ",".join(disabled + other_installed_plugins())
+    full_env.update(env)
     cmd = [sys.executable, *args] if args else [sys.executable, "-c", textwrap.dedent(code)]
     return subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=120)
 
 
-def run_json(code: str, site: Path | None = None, env: dict[str, str] | None = None) -> dict:
-    """Run ``code``, which must end by printing one JSON object on the last line of stdout; return it."""
-    proc = run_python(code, site, env)
+def run_json(code: str, site: Path | None = None, env: dict[str, str] | None = None, hermetic: bool = True) -> Any:
+    """Run ``code``, which must end by printing one JSON value on the last line of stdout; return it."""
+    proc = run_python(code, site, env, hermetic=hermetic)
     if proc.returncode != 0:
         raise AssertionError(f"subprocess failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -96,8 +96,12 @@ def _load() -> tuple[Any, _discovery.PluginRecord] | None:
             continue
         _commit(record, contribution)
         record.status = "loaded"
-        if engine is None and contribution.engine is not None:
-            engine = (contribution.engine, record)
+        if contribution.engine is not None:
+            if engine is None:
+                engine = (contribution.engine, record)
+            else:
+                warnings.warn(f"flambeau: plugin {record.name!r} from {record.distribution} offers an autograd engine; "
+                              f"keeping the one from {engine[1].distribution}", _discovery.PluginWarning, stacklevel=2)
     return engine
 
 
