@@ -29,7 +29,7 @@ def _leaf_dtype(value: Any) -> _dtypes.dtype:
     if isinstance(value, Tensor):
         return value._dtype
     if isinstance(value, (np.ndarray, np.generic)):
-        if value.dtype.kind in "OUSV":
+        if value.dtype.kind in "OUS":  # (bfloat16 is kind "V": from_numpy_dtype tells it from other voids)
             raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
         return _dtypes.from_numpy_dtype(value.dtype)
     if isinstance(value, (bool, np.bool_)):
