@@ -64,7 +64,7 @@ def type_string(t: Tensor) -> str:
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved."""
 
-    __slots__ = ("tensor", "version", "is_output", "output_nr", "grad_fn")
+    __slots__ = ("tensor", "version", "is_output", "output_nr")
 
     def __init__(self, t: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
         self.version = t._version[0]
@@ -73,14 +73,13 @@ class SavedTensor:
         # An output is saved as an alias without grad_fn: saving the output itself would make a
         # reference cycle output -> grad_fn -> saved output.
         self.tensor = alias(t) if is_output else t
-        self.grad_fn = None if is_output else t.grad_fn
 
     def unpack(self, owner: "Node") -> Tensor:
         t = self.tensor
         if t is None:
             raise RuntimeError(FREED_MESSAGE)
         if t._version[0] != self.version:
-            fn = owner if self.is_output else self.grad_fn
+            fn = owner if self.is_output else t.grad_fn  # PyTorch names the tensor's current node
             which = f", which is output {self.output_nr if self.is_output else output_nr(t)} of {fn.name()}," \
                 if fn is not None else ""
             raise RuntimeError(
