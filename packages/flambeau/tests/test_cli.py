@@ -87,3 +87,24 @@ def test_demo_subprocess():
     result = _run_cli("demo")
     assert result.returncode == 0, result.stderr
     assert "a.sum(dim=0): tensor([3., 5., 7.])" in result.stdout
+
+
+def _importable(module: str) -> bool:
+    try:
+        __import__(module)
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(
+    not (_importable("flambeau.autograd") and _importable("flambeau.optim")),
+    reason="the training run needs flambeau-core-autograd and flambeau-optim",
+)
+def test_training_run_fits_the_line():
+    from flambeau.cli._demo import training_run
+
+    out = io.StringIO()
+    loss = training_run(out)
+    assert loss < 1e-6
+    assert "weight 3.0000 (want 3), bias -1.0000 (want -1)" in out.getvalue()

@@ -10,6 +10,8 @@ from packaging.specifiers import SpecifierSet
 EXPECTED = {
     "flambeau-core-tensor": SpecifierSet(">=0.1,<0.2"),
     "flambeau-backend-cpu": SpecifierSet(">=0.1,<0.2"),
+    "flambeau-core-autograd": SpecifierSet(">=0.1,<0.2"),
+    "flambeau-optim": SpecifierSet(">=0.1,<0.2"),
 }
 
 

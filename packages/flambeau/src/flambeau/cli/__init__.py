@@ -2,8 +2,9 @@
 
 Subcommands:
 
-- ``flambeau demo``: a short tour of the tensor library (and a small training run when
-  ``flambeau-nn`` and ``flambeau-optim`` are installed).
+- ``flambeau demo``: a short tour of the tensor library, then a small training run when
+  ``flambeau-core-autograd`` and ``flambeau-optim`` are installed (with ``nn.Linear`` when
+  ``flambeau-nn`` is too).
 - ``flambeau info [--ops]``: the environment report of ``python -m flambeau info``.
 """
 from __future__ import annotations

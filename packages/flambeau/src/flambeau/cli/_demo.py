@@ -59,28 +59,46 @@ def tensor_tour(out: TextIO) -> None:
     _show(out, "a.unsqueeze(0).shape", a.unsqueeze(0).shape)
 
 
-def _training_packages_present() -> bool:
+def _importable(module: str) -> bool:
     try:
-        import flambeau.nn  # noqa: F401
-        import flambeau.optim  # noqa: F401
+        __import__(module)
     except ModuleNotFoundError:
         return False
     return True
 
 
 def training_run(out: TextIO, steps: int = 100) -> float:
-    """Fit ``y = 3x - 1`` with one ``nn.Linear`` and SGD; return the final loss."""
-    import flambeau as fb
-    from flambeau import nn, optim
+    """Fit ``y = 3x - 1`` by gradient descent with ``optim.SGD``; return the final loss.
 
-    _section(out, "training: fit y = 3x - 1 with nn.Linear(1, 1) and SGD")
+    The model is an ``nn.Linear(1, 1)`` when ``flambeau-nn`` is installed, and otherwise a weight and
+    a bias tensor with ``requires_grad=True`` (``flambeau-core-autograd`` and ``flambeau-optim`` only).
+    """
+    import flambeau as fb
+    from flambeau import optim
+
     fb.manual_seed(0)
     x = fb.linspace(-1, 1, 32).reshape(32, 1)
     y = 3 * x - 1
-    model = nn.Linear(1, 1)
-    optimizer = optim.SGD(model.parameters(), lr=0.5)
-    loss_fn = nn.MSELoss()
-    loss = loss_fn(model(x), y)
+    if _importable("flambeau.nn"):
+        from flambeau import nn
+
+        _section(out, "training: fit y = 3x - 1 with nn.Linear(1, 1), MSELoss and SGD")
+        linear = nn.Linear(1, 1)
+        model, loss_fn, params = linear, nn.MSELoss(), list(linear.parameters())
+        weight, bias = linear.weight, linear.bias
+    else:
+        _section(out, "training: fit y = 3x - 1 with autograd tensors and SGD")
+        weight = fb.zeros(1, 1, requires_grad=True)
+        bias = fb.zeros(1, requires_grad=True)
+        params = [weight, bias]
+
+        def model(inputs: fb.Tensor) -> fb.Tensor:
+            return inputs @ weight.t() + bias
+
+        def loss_fn(prediction: fb.Tensor, target: fb.Tensor) -> fb.Tensor:
+            return ((prediction - target) ** 2).mean()
+
+    optimizer = optim.SGD(params, lr=0.5)
     for step in range(steps):
         optimizer.zero_grad()
         loss = loss_fn(model(x), y)
@@ -88,9 +106,10 @@ def training_run(out: TextIO, steps: int = 100) -> float:
         optimizer.step()
         if step % (steps // 4) == 0:
             print(f"step {step:3d}  loss {loss.item():.6f}", file=out)
-    print(f"final loss {loss.item():.6f}", file=out)
-    print(f"weight {model.weight.item():.4f} (want 3), bias {model.bias.item():.4f} (want -1)", file=out)
-    return loss.item()
+    final = loss_fn(model(x), y).item()
+    print(f"final loss {final:.6f}", file=out)
+    print(f"weight {weight.item():.4f} (want 3), bias {bias.item():.4f} (want -1)", file=out)
+    return final
 
 
 def run_demo(out: TextIO | None = None) -> int:
@@ -100,8 +119,8 @@ def run_demo(out: TextIO | None = None) -> int:
 
     print(f"flambeau {fb.__version__}, default device {fb.get_default_device()}", file=out)
     tensor_tour(out)
-    if _training_packages_present():
+    if _importable("flambeau.autograd") and _importable("flambeau.optim"):
         training_run(out)
     else:
-        print("\n(no training run: it needs flambeau-nn and flambeau-optim, which are not installed)", file=out)
+        print("\n(no training run: it needs flambeau-core-autograd and flambeau-optim)", file=out)
     return 0

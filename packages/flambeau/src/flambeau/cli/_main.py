@@ -21,7 +21,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"flambeau {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("demo", help="run a short tour of tensors (and a training run when nn and optim are installed)")
+    sub.add_parser("demo", help="run a short tour of tensors, then a small training run")
     sub.add_parser(
         "info",
         help="print the environment for bug reports (same as `python -m flambeau info`)",
