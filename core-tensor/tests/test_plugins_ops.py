@@ -135,6 +135,16 @@ def flambeau_register_gradients():
 def flambeau_declare_ops():
     return [OpDecl("fake_half_done", "(input: Tensor)", _same), OpDecl("add", "(input: Tensor)", _same)]
 ''',
+    "duplicates_core_inplace_name": HEADER + '''
+@hookimpl
+def flambeau_declare_ops():
+    return [OpDecl("fake_half_done", "(input: Tensor)", _same), OpDecl("add_", "(input: Tensor)", _same)]
+''',
+    "duplicate_within_plugin": HEADER + '''
+@hookimpl
+def flambeau_declare_ops():
+    return [OpDecl("fake_half_done", "(input: Tensor)", _same), OpDecl("fake_half_done", "(input: Tensor)", _same)]
+''',
     "not_an_opdecl": HEADER + '''
 @hookimpl
 def flambeau_declare_ops():
@@ -187,6 +197,8 @@ def flambeau_autograd_engine():
 EXPECT = {
     "declare_raises": "bad declarations", "kernels_raise_after_declaring": "no kernels today",
     "gradients_raise": "formula table broken", "duplicates_core_op": "'add', which flambeau-core-tensor",
+    "duplicates_core_inplace_name": "'add_', which flambeau-core-tensor",
+    "duplicate_within_plugin": "'fake_half_done', which flambeau-fakeops",
     "not_an_opdecl": "not a flambeau.ops.OpDecl", "replaces_tensor_method": "flambeau.Tensor.numel",
     "bad_kernel_key": "is not (backend name, op name)", "unknown_hook": "flambeau_register_kernel",
     "hookimpl_bad_args": "registry", "compute_without_meta": "needs a meta function",

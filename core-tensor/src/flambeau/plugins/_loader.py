@@ -205,9 +205,12 @@ def _check_decl(record: _discovery.PluginRecord, decl: Any, c: _Contribution) ->
     if not isinstance(decl, OpDecl):
         raise _PluginError(f"flambeau_declare_ops returned a {type(decl).__name__}, not a flambeau.ops.OpDecl")
     name = decl.name
-    if name in OPS or name in c.functions:
-        owner = OPS[name].provider if name in OPS else record.distribution
-        raise _PluginError(f"it declares the op {name!r}, which {owner} already declares")
+    # An op's function and its in-place form ("add_") share one namespace with every other op's.
+    for fname in [name] + ([name + "_"] if decl.inplace else []):
+        if fname in FUNCTIONS or fname in c.functions:
+            owner = (getattr(getattr(FUNCTIONS[fname], "_op", None), "provider", "another package")
+                     if fname in FUNCTIONS else record.distribution)
+            raise _PluginError(f"it declares the op {fname!r}, which {owner} already declares")
     if decl.meta is None:
         if decl.returns_out:
             raise _PluginError(f"op {name!r}: a {decl.kind} op needs a meta function (output shapes and dtypes)")
