@@ -155,11 +155,21 @@ def _type_name(dt: Any) -> str:
             "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[dt.name]
 
 
+def _overlaps(native: Any) -> bool:
+    """Whether an expanded view repeats an element (a stride of 0 on a dim longer than 1)."""
+    return any(s == 0 and n > 1 for s, n in zip(native.strides, native.shape))
+
+
 def _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace):
     outs = check_out(op, spec, out, inplace)
     for o in outs:
         if o._device is not dev:
             raise RuntimeError(f"Expected out tensor to be on device {dev}, but got {o._device}")
+        if 0 in o._data.strides and op.name != "fill" and _overlaps(o._data):
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation."
+            )
     mode = "inplace" if inplace else "out"
     pre = _engine.before_write(op, args, outs, mode) if (rg or any(o.requires_grad for o in outs)) and _engine else None
     kernel(*natives, out=outs[0]._data if len(outs) == 1 else tuple(o._data for o in outs))

@@ -31,7 +31,15 @@ def t(input):
 def expand(input, size):
     offset = len(size) - input.ndim
     shape = tuple(input.shape[i - offset] if s == -1 else s for i, s in enumerate(size))
-    return np.broadcast_to(input, shape)
+    # Stride 0 on the new and the size-1 dims, writeable (PyTorch lets a write through an expanded
+    # view reach the one element behind it); broadcast_to would give a read-only view.
+    item = input.itemsize
+    strides = [0] * offset + [0 if n == 1 and s != 1 else st // item
+                              for n, s, st in zip(input.shape, shape[offset:], input.strides)]
+    try:
+        return _storage.as_strided(input, shape, tuple(strides), _storage.storage_offset(input))
+    except (RuntimeError, ValueError, TypeError):  # storage numpy cannot re-view: a read-only view
+        return np.broadcast_to(input, shape)
 
 
 def squeeze(input, dim):
