@@ -11,8 +11,9 @@ fill, host transfers, views sharing storage, devices).
 
 A backend tunes the run with two optional attributes of its :class:`flambeau.plugins.Backend`:
 
-- ``conformance_xfail``: a mapping from test keys (``"erf:bfloat16"``, ``"add"``, ``"add:errors"``,
-  ``"contract:views_share_storage"``; ``fnmatch`` wildcards allowed) to the reason. Matching
+- ``conformance_xfail``: a mapping from test keys to the reason: ``"erf:bfloat16"`` (one op, one
+  dtype), ``"add"`` (every dtype of ``add``), ``"errors:add"`` (its error cases),
+  ``"contract:views_share_storage"``, ``"*:bfloat16"`` (``fnmatch`` wildcards). Matching
   tests are marked ``xfail(strict=True)``: one that starts passing fails the run, so the list
   never outlives the bug.
 - ``computes_data = False``: the backend computes shapes and dtypes only (like ``meta``); the

@@ -33,7 +33,12 @@ def backend_name(config: pytest.Config) -> str | None:
 
 
 def key_matches(key: str, pattern: str) -> bool:
-    """``"add"`` matches every test of ``add``; ``"add:float16"`` one; wildcards as in fnmatch."""
+    """Whether an xfail pattern covers a test key.
+
+    Keys are ``OP:DTYPE`` (an op's values for one dtype), ``errors:OP`` (its error cases),
+    ``contract:NAME`` and ``coverage:DISTRIBUTION``. ``"add"`` covers every ``add:DTYPE``;
+    ``"*:bfloat16"`` every op's bfloat16 test; wildcards are fnmatch's.
+    """
     return fnmatch.fnmatchcase(key, pattern) or fnmatch.fnmatchcase(key, pattern + ":*")
 
 

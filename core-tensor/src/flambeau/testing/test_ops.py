@@ -41,7 +41,7 @@ def _error_params(config: pytest.Config) -> list:
     if backend_name(config) is None:
         return _placeholder("error_op")
     mark = getattr(pytest.mark, KEY_MARKER)
-    return [pytest.param(op, id=op, marks=mark(f"{op}:errors")) for op, _ in _declared_with_cases()]
+    return [pytest.param(op, id=op, marks=mark(f"errors:{op}")) for op, _ in _declared_with_cases()]
 
 
 def _report(what: str, failures: list[str]) -> None:
