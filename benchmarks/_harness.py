@@ -119,17 +119,18 @@ def time_block(fn: Callable[[], Any], calls: int) -> float:
         gc.enable()
 
 
-def interleave(workloads: dict[str, Callable[[], Any]], rounds: int, block_seconds: float) -> dict[str, Result]:
+def interleave(workloads: dict[str, Callable[[], Any]], rounds: int, block_seconds: float,
+               switch_sleep: float = SWITCH_SLEEP) -> dict[str, Result]:
     """Time each library's workload in ``rounds`` alternating blocks; per-call seconds per block."""
     calls = {}
     for name, fn in workloads.items():
         calls[name] = calibrate(fn, block_seconds)
-        time.sleep(SWITCH_SLEEP)
+        time.sleep(switch_sleep)
     results = {name: Result(name) for name in workloads}
     for _ in range(rounds):
         for name, fn in workloads.items():
             results[name].times.append(time_block(fn, calls[name]))
-            time.sleep(SWITCH_SLEEP)
+            time.sleep(switch_sleep)
     return results
 
 
