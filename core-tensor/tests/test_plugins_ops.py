@@ -333,3 +333,29 @@ def test_autograd_engine_from_hook_fills_the_slot_once(tmp_path):
     module, installed, other_installed, warned = out
     assert module == "flambeau_fakeops" and installed == 1 and other_installed == 0
     assert len(warned) == 1 and "zz-engine" in warned[0] and "flambeau-fakeops" in warned[0]
+
+
+OVERRIDE_PLUGIN = HEADER + '''
+CALLS = []
+
+def flatten_cpu(input, start_dim, end_dim):
+    CALLS.append(input.shape)
+    return input.reshape(-1)
+
+@hookimpl
+def flambeau_register_kernels():
+    # core-tensor declares flatten as a composite view without a meta function
+    return {("cpu", "flatten"): flatten_cpu}
+'''
+
+
+def test_backend_kernel_overrides_a_composite_declared_without_meta(tmp_path):
+    site = install(tmp_path / "site", fake_plugin(source=OVERRIDE_PLUGIN))
+    out = run_json("""
+        import json
+        import flambeau as fb, flambeau_fakeops
+        x = fb.ones(2, 3)
+        y = fb.flatten(x)
+        print(json.dumps([list(y.shape), flambeau_fakeops.CALLS, y._base is x, "flatten" in fb.ops.manifest()["primitive_ops"]]))
+    """, site)
+    assert out == [[6], [[2, 3]], True, False]
