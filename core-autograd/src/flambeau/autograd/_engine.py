@@ -208,7 +208,8 @@ def _run(node: Node, buf: list | None, keep_graph: bool, create_graph: bool, cap
                 writes.append((t, buf[nr] if create_graph else _plain(buf[nr])))
     if type(node) is AccumulateGrad:
         g = buf[0]
-        meta = node.variable._autograd
+        var = node.variable
+        meta = var._autograd if var is not None else None
         if g is not None and meta is not None and meta.hooks:
             for hook in list(meta.hooks.values()):
                 r = hook(g)

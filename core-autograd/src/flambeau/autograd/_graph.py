@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from flambeau._dtypes import _FLOAT
 from flambeau._tensor import Tensor
 from flambeau.ops._decl import OPTIONAL_TENSOR_LIST, TENSOR_LIST, tensor_kind
 from flambeau.ops._registry import FUNCTIONS, GRADIENTS, OPS
 
-from ._node import NO_EDGE, Node, SavedTensor, TensorMeta, edge, output_nr
+from ._node import NO_EDGE, Node, SavedTensor, TensorMeta, _sequence, accumulator, edge, output_nr
 from .formula import Formula
 from .grad_mode import STATE
+
+_new = object.__new__
 
 _NAMES = {"basic_index": "Slice", "max_dim": "Max", "min_dim": "Min", "to_dtype": "ToCopy", "copy": "Copy",
           "index_put": "IndexPut"}
@@ -28,7 +31,8 @@ def _camel(name: str) -> str:
 class OpInfo:
     """What recording needs to know about one op, computed once."""
 
-    __slots__ = ("op", "cls", "formula", "tensor_params", "list_params", "save_idx", "save_result", "edge_of_arg")
+    __slots__ = ("op", "cls", "formula", "tensor_params", "list_params", "save_idx", "save_result", "edge_of_arg",
+                 "plan", "keep")
 
     def __init__(self, op: Any) -> None:
         self.op = op
@@ -44,6 +48,11 @@ class OpInfo:
         self.save_idx = frozenset(names.index(n) for n in f.save) if f is not None else frozenset()
         self.save_result = bool(f is not None and f.result)
         self.edge_of_arg = {a: k for k, a in enumerate(self.tensor_params)}
+        save_if = {names.index(k): tuple(names.index(n) for n in v) for k, v in (f.save_if or {}).items()} \
+            if f is not None else {}
+        self.plan = tuple((a, a in self.save_idx, tuple(self.edge_of_arg[c] for c in save_if.get(a, ())))
+                          for a in self.tensor_params)
+        self.keep = f.keep if f is not None else None
         suffix = "Backwards" if op.name == "copy" else "Backward0"
         self.cls = type(_camel(op.name) + suffix, (OpNode,), {"__slots__": ()})
 
@@ -55,13 +64,20 @@ def info_for(op: Any) -> OpInfo:
     info = _INFO.get(op.name)
     if info is None or info.op is not op:
         info = _INFO[op.name] = OpInfo(op)
+        op._autograd_info = info  # read back on the per-op path without a dict lookup
     return info
 
 
 class OpNode(Node):
     """The node of one recorded op; its backward is the op's registered formula."""
 
-    __slots__ = ("_info", "_saved", "_result", "_list_lens", "_n_out", "args", "result", "_freed", "kept")
+    __slots__ = ("_info", "_saved", "_result", "_n_out")
+    # Set only on some nodes or during backward: class defaults, instance dict when set.
+    _list_lens: list | None = None
+    args: Any = None
+    result: Any = None
+    _freed = False
+    kept: Any = None
 
     def name(self) -> str:
         return type(self).__name__
@@ -186,13 +202,18 @@ class Recorder:
     def record(self, op: Any, args: tuple, outputs: tuple, mode: str, pre: Any) -> None:
         if not STATE.enabled:
             return
-        info = _INFO.get(op.name)
-        if info is None or info.op is not op:
+        try:
+            info = op._autograd_info
+        except AttributeError:
             info = info_for(op)
         if mode == "inplace":
             return self._record_inplace(info, args, outputs[0], pre)
         node = self._make_node(info, args, outputs, pre)
-        if node is None:
+        if len(outputs) == 1:
+            r = outputs[0]
+            if r._dtype._category >= _FLOAT:  # floating point or complex: differentiable
+                r._requires_grad = True
+                r.grad_fn = node
             return
         nr = 0
         for r in outputs:
@@ -203,52 +224,49 @@ class Recorder:
                     r._autograd = TensorMeta(nr)
             nr += 1
 
-    def _make_node(self, info: OpInfo, args: tuple, outputs: tuple, pre: Any) -> Node | None:
+    def _make_node(self, info: OpInfo, args: tuple, outputs: tuple, pre: Any) -> Node:
+        if info.list_params:
+            return self._make_list_node(info, args, outputs, pre)
+        # The per-op path: written out flat, since it runs for every recorded op.
         edges = []
         in_meta = []
-        lens = None
-        if info.list_params:
-            lens = []
-            for a in info.tensor_params:
-                v = args[a]
-                if isinstance(v, (list, tuple)):
-                    lens.append(len(v))
-                    for t in v:
-                        edges.append(edge(t) if t is not None and t._requires_grad else NO_EDGE)
-                        in_meta.append((t._data.shape, t._dtype) if t is not None else None)
-                else:
-                    lens.append(1)
-                    edges.append(edge(v) if isinstance(v, Tensor) and v._requires_grad else NO_EDGE)
-                    in_meta.append((v._data.shape, v._dtype) if isinstance(v, Tensor) else None)
-        else:
-            for a in info.tensor_params:
-                v = args[a]
-                if v.__class__ is Tensor:
-                    edges.append(edge(v) if v._requires_grad else NO_EDGE)
-                    in_meta.append((v._data.shape, v._dtype))
+        saved = list(args)
+        conditional = False
+        for a, save, only_if in info.plan:
+            v = args[a]
+            if v.__class__ is Tensor:
+                if v._requires_grad:
+                    fn = v.grad_fn
+                    if fn is None:
+                        m = v._autograd
+                        acc = m.accumulator if m is not None else None
+                        edges.append((acc if acc is not None else accumulator(v), 0))
+                    else:
+                        m = v._autograd
+                        edges.append((fn, 0 if m is None else m.output_nr))
                 else:
                     edges.append(NO_EDGE)
-                    in_meta.append(None)
-        node = info.cls.__new__(info.cls)
-        Node.__init__(node, tuple(edges), tuple(in_meta))
-        node._info = info
-        node._list_lens = lens
-        node._n_out = len(outputs)
-        node._freed = False
-        node.args = node.result = None
-        keep = info.formula.keep if info.formula is not None else None
-        node.kept = keep(*args) if keep is not None else None
-        save = info.save_idx
-        saved = list(args)
-        for a in info.tensor_params:
-            v = saved[a]
-            if v.__class__ is Tensor:
-                if a in save:
-                    saved[a] = SavedTensor(pre[a] if pre is not None and a in pre else v)
+                in_meta.append((v._data.shape, v._dtype))
+                if save:
+                    if only_if:
+                        conditional = True  # decided once every edge is known
+                    saved[a] = SavedTensor(pre[a] if pre and a in pre else v)
                 else:
                     saved[a] = None
-            elif isinstance(v, (list, tuple)):
-                saved[a] = [SavedTensor(t) if a in save and t is not None else None for t in v]
+            else:
+                edges.append(NO_EDGE)
+                in_meta.append(None)
+        if conditional:
+            for a, save, only_if in info.plan:
+                if only_if and saved[a] is not None and all(edges[k][0] is None for k in only_if):
+                    saved[a] = None  # no input whose gradient reads it needs one
+        cls = info.cls
+        node = _new(cls)
+        node.next_functions = tuple(edges)
+        node._in_meta = in_meta
+        node._seq = next(_sequence)
+        node._info = info
+        node._n_out = len(outputs)
         node._saved = saved
         if info.save_result:
             if len(outputs) == 1:
@@ -256,6 +274,49 @@ class Recorder:
             else:
                 node._result = tuple(SavedTensor(o, True, i) if differentiable_dtype(o._dtype) else SavedTensor(o)
                                      for i, o in enumerate(outputs))
+        else:
+            node._result = None
+        if info.keep is not None:
+            node.kept = info.keep(*args)
+        if STATE.anomaly:
+            node._record_trace()
+        return node
+
+    def _make_list_node(self, info: OpInfo, args: tuple, outputs: tuple, pre: Any) -> Node:
+        edges = []
+        in_meta = []
+        lens = []
+        for a in info.tensor_params:
+            v = args[a]
+            if isinstance(v, (list, tuple)):
+                lens.append(len(v))
+                for t in v:
+                    edges.append(edge(t) if t is not None and t._requires_grad else NO_EDGE)
+                    in_meta.append((t._data.shape, t._dtype) if t is not None else None)
+            else:
+                lens.append(1)
+                edges.append(edge(v) if isinstance(v, Tensor) and v._requires_grad else NO_EDGE)
+                in_meta.append((v._data.shape, v._dtype) if isinstance(v, Tensor) else None)
+        node = info.cls.__new__(info.cls)
+        Node.__init__(node, tuple(edges), tuple(in_meta))
+        node._info = info
+        node._list_lens = lens
+        node._n_out = len(outputs)
+        if info.keep is not None:
+            node.kept = info.keep(*args)
+        save = info.save_idx
+        saved = list(args)
+        for a in info.tensor_params:
+            v = saved[a]
+            if v.__class__ is Tensor:
+                saved[a] = SavedTensor(pre[a] if pre and a in pre else v) if a in save else None
+            elif isinstance(v, (list, tuple)):
+                saved[a] = [SavedTensor(t) if a in save and t is not None else None for t in v]
+        node._saved = saved
+        if info.save_result:
+            node._result = SavedTensor(outputs[0], True, 0) if len(outputs) == 1 else tuple(
+                SavedTensor(o, True, i) if differentiable_dtype(o._dtype) else SavedTensor(o)
+                for i, o in enumerate(outputs))
         else:
             node._result = None
         return node
@@ -360,7 +421,7 @@ class CopySlices(Node):
 
     def __init__(self, base: Tensor, view: Tensor, fn: OpNode) -> None:
         base_edge = edge(base) if base._requires_grad else NO_EDGE
-        super().__init__((base_edge,) + fn.next_functions[1:], ((base._data.shape, base._dtype),) + fn._in_meta[1:])
+        super().__init__((base_edge,) + fn.next_functions[1:], ((base._data.shape, base._dtype),) + tuple(fn._in_meta[1:]))
         self._fn = fn
         self._base_geom = (tuple(base.shape), base.stride(), base.storage_offset())
         self._view_geom = (tuple(view.shape), view.stride(), view.storage_offset())

@@ -31,7 +31,7 @@ class TensorMeta:
 
     def __init__(self, output_nr: int = 0) -> None:
         self.output_nr = output_nr
-        self.accumulator: Any = None  # weakref to the leaf's AccumulateGrad
+        self.accumulator: Any = None  # the leaf's AccumulateGrad
         self.hooks: dict[int, Callable] = {}
         self.post_hooks: dict[int, Callable] = {}
         self.retains_grad = False
@@ -127,23 +127,34 @@ def add_hook(table: dict, fn: Callable) -> RemovableHandle:
 class Node:
     """A node of the backward graph: the ``grad_fn`` of a tensor computed from tensors requiring grad."""
 
-    __slots__ = ("next_functions", "_seq", "_in_meta", "_pre_hooks", "_hooks", "_tensor_hooks", "_retained",
-                 "_trace", "metadata", "__weakref__")
+    # Hot fields are slots; rarely-set ones (hooks, anomaly traces) live in the instance dict with
+    # class-level defaults, so that recording a node sets only what every node needs.
+    __slots__ = ("next_functions", "_seq", "_in_meta", "__dict__", "__weakref__")
+    _pre_hooks: dict | None = None
+    _hooks: dict | None = None
+    _tensor_hooks: dict | None = None  # output_nr -> {id: hook} (hooks of non-leaf tensors)
+    _retained: dict | None = None  # output_nr -> weakref of a tensor that retains its grad
+    _trace: Any = None
 
     def __init__(self, next_functions: tuple, in_meta: tuple) -> None:
         self.next_functions = next_functions
         self._in_meta = in_meta
         self._seq = next(_sequence)
-        self._pre_hooks: dict | None = None
-        self._hooks: dict | None = None
-        self._tensor_hooks: dict | None = None  # output_nr -> {id: hook} (hooks of non-leaf tensors)
-        self._retained: dict | None = None  # output_nr -> weakref of a tensor that retains its grad
-        self._trace: Any = None
-        self.metadata: dict = {}
         if STATE.anomaly:
-            import traceback
+            self._record_trace()
 
-            self._trace = traceback.format_stack()[:-4]
+    def _record_trace(self) -> None:
+        import traceback
+
+        self._trace = traceback.format_stack()[:-5]
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for the user's own annotations of this node."""
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
 
     def name(self) -> str:
         return type(self).__name__
@@ -182,16 +193,26 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The node of a leaf: adds the gradient that reaches it into ``variable.grad``."""
+    """The node of a leaf: adds the gradient that reaches it into ``variable.grad``.
 
-    __slots__ = ("variable",)
+    The leaf owns this node and the node refers back to it weakly, so that there is no
+    reference cycle and the node is made once per leaf (not once per graph).
+    """
+
+    __slots__ = ("_variable",)
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__((), ())
-        self.variable = variable
+        self._variable = weakref.ref(variable)
+
+    @property
+    def variable(self) -> Tensor:
+        return self._variable()
 
     def accumulate(self, grad: Tensor, create_graph: bool) -> None:
-        var = self.variable
+        var = self._variable()
+        if var is None:  # the leaf is gone: nobody can read its gradient
+            return
         meta = var._autograd
         old = var._grad
         if old is None:
@@ -222,13 +243,13 @@ def _detached_copy(g: Tensor) -> Tensor:
 
 
 def accumulator(leaf: Tensor) -> AccumulateGrad:
-    """The leaf's AccumulateGrad node, created once and shared while any graph holds it."""
-    meta = meta_of(leaf)
-    ref = meta.accumulator
-    acc = ref() if ref is not None else None
+    """The leaf's AccumulateGrad node (one per leaf)."""
+    meta = leaf._autograd
+    if meta is None:
+        meta = leaf._autograd = TensorMeta()
+    acc = meta.accumulator
     if acc is None:
-        acc = AccumulateGrad(leaf)
-        meta.accumulator = weakref.ref(acc)
+        acc = meta.accumulator = AccumulateGrad(leaf)
     return acc
 
 

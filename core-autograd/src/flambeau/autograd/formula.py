@@ -32,16 +32,19 @@ class Formula:
         result: whether the formula reads the op's output(s).
         keep: ``keep(*args)`` computes extra values at record time (for example an input's
             strides), stored in ``ctx.kept``; for what the formula needs that is not a saved tensor.
+        save_if: ``{saved name: (names...)}``: save that tensor only when one of these
+            arguments requires grad (``mul`` needs ``other`` only for ``input``'s gradient).
     """
 
-    __slots__ = ("fn", "save", "result", "keep")
+    __slots__ = ("fn", "save", "result", "keep", "save_if")
 
     def __init__(self, fn: Callable[..., Any], save: Sequence[str] = (), result: bool = False,
-                 keep: Callable[..., Any] | None = None) -> None:
+                 keep: Callable[..., Any] | None = None, save_if: dict | None = None) -> None:
         self.fn = fn
         self.save = tuple(save)
         self.result = result
         self.keep = keep
+        self.save_if = dict(save_if or {})
 
     def __call__(self, ctx: Any, grad: Any) -> Any:
         return self.fn(ctx, grad)

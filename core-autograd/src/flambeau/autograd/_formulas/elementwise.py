@@ -183,7 +183,7 @@ def formulas() -> dict[str, Formula]:
     table = {
         "add": Formula(_add),
         "sub": Formula(_sub),
-        "mul": Formula(_mul, save=("input", "other")),
+        "mul": Formula(_mul, save=("input", "other"), save_if={"input": ("other",), "other": ("input",)}),
         "div": Formula(_div, save=("input", "other")),
         "floor_divide": Formula(_zero_both),
         "remainder": Formula(_remainder, save=("input", "other")),

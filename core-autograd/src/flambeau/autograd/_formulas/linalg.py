@@ -30,24 +30,31 @@ def _dot(ctx, g):
 
 
 def _matmul(ctx, g):
-    a, b = ctx.args
+    a, b = ctx.args  # only the one the other's gradient needs is saved
     a_shape, b_shape = ctx.shape(0), ctx.shape(1)
-    a2 = a.unsqueeze(0) if len(a_shape) == 1 else a
-    b2 = b.unsqueeze(-1) if len(b_shape) == 1 else b
-    g2 = g.reshape(matmul_shape(tuple(a2.shape), tuple(b2.shape)))  # 1-D operands as matrices
+    a2_shape = (1,) + a_shape if len(a_shape) == 1 else a_shape  # 1-D operands as matrices
+    b2_shape = b_shape + (1,) if len(b_shape) == 1 else b_shape
+    g2 = g.reshape(matmul_shape(a2_shape, b2_shape))
     ga = gb = None
     if ctx.needs(0):
-        ga = sum_to(g2.matmul(b2.transpose(-1, -2)), a2.shape).reshape(a_shape)
+        b2 = b.reshape(b2_shape)
+        ga = sum_to(g2.matmul(b2.transpose(-1, -2)), a2_shape).reshape(a_shape)
     if ctx.needs(1):
-        gb = sum_to(a2.transpose(-1, -2).matmul(g2), b2.shape).reshape(b_shape)
+        a2 = a.reshape(a2_shape)
+        gb = sum_to(a2.transpose(-1, -2).matmul(g2), b2_shape).reshape(b_shape)
     return ga, gb
 
 
 def formulas() -> dict[str, Formula]:
     return {
-        "mm": Formula(_mm, save=("input", "mat2")),
-        "bmm": Formula(_bmm, save=("input", "mat2")),
-        "mv": Formula(_mv, save=("input", "vec")),
-        "dot": Formula(_dot, save=("input", "tensor")),
-        "matmul": Formula(_matmul, save=("input", "other")),
+        "mm": Formula(_mm, save=("input", "mat2"),
+                      save_if={"input": ("mat2",), "mat2": ("input",)}),
+        "bmm": Formula(_bmm, save=("input", "mat2"),
+                      save_if={"input": ("mat2",), "mat2": ("input",)}),
+        "mv": Formula(_mv, save=("input", "vec"),
+                      save_if={"input": ("vec",), "vec": ("input",)}),
+        "dot": Formula(_dot, save=("input", "tensor"),
+                      save_if={"input": ("tensor",), "tensor": ("input",)}),
+        "matmul": Formula(_matmul, save=("input", "other"),
+                      save_if={"input": ("other",), "other": ("input",)}),
     }
