@@ -157,6 +157,8 @@ def _type_name(dt: Any) -> str:
 
 def _overlaps(native: Any) -> bool:
     """Whether an expanded view repeats an element (a stride of 0 on a dim longer than 1)."""
+    if 0 in native.shape:
+        return False  # an empty tensor has no elements to collide (numpy gives its dims stride 0)
     return any(s == 0 and n > 1 for s, n in zip(native.strides, native.shape))
 
 

@@ -263,6 +263,17 @@ def _ordered_errors():
     yield ErrorCase((Arg((2,), "complex64"), Arg((2,), "complex64")), RuntimeError, "not supported for complex")
 
 
+def _with_nan(samples):
+    """Adds a sample with NaN in either operand for float dtypes: PyTorch propagates NaN."""
+    def more(dtype: str) -> list[Sample]:
+        out = samples(dtype)
+        if P.category(dtype) == 2:
+            out.append(Sample((Arg((4,), dtype, values=[math.nan, 1.0, math.nan, -2.0]),
+                               Arg((4,), dtype, values=[0.5, math.nan, math.nan, 3.0])), note="NaN propagates"))
+        return out
+    return more
+
+
 def _minmax_errors():
     yield ErrorCase((Arg((2,), "complex64"), Arg((2,), "complex64")), RuntimeError, "not supported for complex")
     yield from _errors_broadcast("maximum")()
@@ -284,8 +295,8 @@ def cases() -> list[OpCase]:
         OpCase("fmod", REAL_NONBOOL, binary(other=int_nonzero), np.fmod, promoted),
         OpCase("pow", P.ALL, _pow_samples, _pow_ref, promoted, errors=_pow_errors),
         OpCase("atan2", P.REAL, binary(scalars=()), np.arctan2, floated),
-        OpCase("maximum", P.REAL, binary(scalars=()), np.maximum, promoted, errors=_minmax_errors),
-        OpCase("minimum", P.REAL, binary(scalars=()), np.minimum, promoted, errors=_minmax_errors),
+        OpCase("maximum", P.REAL, _with_nan(binary(scalars=())), np.maximum, promoted, errors=_minmax_errors),
+        OpCase("minimum", P.REAL, _with_nan(binary(scalars=())), np.minimum, promoted, errors=_minmax_errors),
         OpCase("where", P.ALL, _where_samples, np.where, _where_dtype, errors=_where_errors),
         OpCase("clamp", REAL_NONBOOL, _clamp_samples, _clamp_ref, _clamp_dtype, errors=_clamp_errors),
         OpCase("lerp", INEXACT, _lerp_samples, lambda x, e, w: x + w * (e - x), same, errors=_lerp_errors),

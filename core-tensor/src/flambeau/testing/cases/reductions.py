@@ -1,6 +1,8 @@
 """Cases for reductions: sum, mean, prod, amax/amin, max/min along a dim, argmax/argmin, all/any."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _promote as P
@@ -46,6 +48,17 @@ def _samples(single_dim: bool = False, nonempty: bool = False, **opts):
                 out.append(Sample((Arg(shape, dtype, layout, **opts), dim, keepdim)))
         return out
     return samples
+
+
+def _with_nan(samples, *extra):
+    """Adds a float sample holding NaN: max/min-like reductions return NaN (argmax its index)."""
+    def more(dtype: str) -> list[Sample]:
+        out = samples(dtype)
+        if P.category(dtype) == 2:
+            out.append(Sample((Arg((2, 3), dtype, values=[[1.0, math.nan, 2.0], [0.5, -1.0, 3.0]]), *extra),
+                              note="NaN"))
+        return out
+    return more
 
 
 def _with_dtype(samples, target: str):
@@ -144,13 +157,13 @@ def cases() -> list[OpCase]:
                errors=_mean_errors),
         OpCase("prod", P.ALL, _with_dtype(_samples(single_dim=True, low=-2, high=2), "float64"), _prod_ref,
                _accumulated, errors=_dim_errors("prod")),
-        OpCase("amax", P.REAL, _samples(nonempty=True), _reducer(np.amax), same, errors=_extreme_errors("amax")),
-        OpCase("amin", P.REAL, _samples(nonempty=True), _reducer(np.amin), same, errors=_extreme_errors("amin")),
-        OpCase("max_dim", P.REAL, _dim_samples, _extreme_dim_ref(np.argmax), lambda s: (same(s), "int64"),
+        OpCase("amax", P.REAL, _with_nan(_samples(nonempty=True), 1), _reducer(np.amax), same, errors=_extreme_errors("amax")),
+        OpCase("amin", P.REAL, _with_nan(_samples(nonempty=True)), _reducer(np.amin), same, errors=_extreme_errors("amin")),
+        OpCase("max_dim", P.REAL, _with_nan(_dim_samples, 1), _extreme_dim_ref(np.argmax), lambda s: (same(s), "int64"),
                errors=_dim_errors("max")),
         OpCase("min_dim", P.REAL, _dim_samples, _extreme_dim_ref(np.argmin), lambda s: (same(s), "int64"),
                errors=_dim_errors("min")),
-        OpCase("argmax", real_nonbool, _arg_samples, _arg_ref(np.argmax), const("int64"),
+        OpCase("argmax", real_nonbool, _with_nan(_arg_samples, 1), _arg_ref(np.argmax), const("int64"),
                errors=_dim_errors("argmax")),
         OpCase("argmin", real_nonbool, _arg_samples, _arg_ref(np.argmin), const("int64"),
                errors=_dim_errors("argmin")),
