@@ -1,0 +1,114 @@
+"""The C++ reductions (flambeau_cpu._C.reduce) against numpy's float64 results, over dims and layouts."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from _arrays import FLOATS, layouts, make
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flambeau_cpu import _C
+
+NUMPY = {"sum": np.sum, "mean": np.mean, "amax": np.max, "amin": np.min}
+
+
+def _expected_shape(shape, dims, keepdim):
+    return tuple(1 if d in dims else s for d, s in enumerate(shape) if keepdim or d not in dims)
+
+
+def _check(op, x, dims, keepdim, out):
+    """Compares out with numpy's float64 reduction: sums within float32/64 rounding of sum(|x|)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's "Mean of empty slice"
+        ref = NUMPY[op](x.astype(np.float64), axis=tuple(dims), keepdims=keepdim)
+        scale = np.sum(np.abs(x.astype(np.float64)), axis=tuple(dims), keepdims=keepdim)
+    ref = np.broadcast_to(ref, out.shape)
+    if op in ("amax", "amin"):
+        np.testing.assert_array_equal(out, ref.astype(x.dtype))
+        return
+    if op == "mean":
+        n = int(np.prod([x.shape[d] for d in dims]))
+        scale = scale / max(n, 1)
+    eps = np.finfo(x.dtype).eps
+    finite = np.isfinite(ref)
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
+    np.testing.assert_array_equal(out[~finite & ~np.isnan(ref)], ref[~finite & ~np.isnan(ref)])
+    err = np.abs(out[finite].astype(np.float64) - ref[finite])
+    assert np.all(err <= 4 * eps * (np.abs(ref[finite]) + np.broadcast_to(scale, out.shape)[finite]) + 1e-300)
+
+
+@st.composite
+def reduce_cases(draw):
+    dtype = draw(st.sampled_from(FLOATS))
+    op = draw(st.sampled_from(tuple(NUMPY)))
+    shape = draw(st.lists(st.integers(0 if op in ("sum", "mean") else 1, 6), min_size=0, max_size=4).map(tuple))
+    dims = sorted(draw(st.sets(st.integers(0, len(shape) - 1))) if shape else set())
+    keepdim = draw(st.booleans())
+    out_shape = _expected_shape(shape, dims, keepdim)
+    return (dtype, op, shape, dims, keepdim, draw(st.one_of(st.none(), layouts(shape))),
+            draw(st.one_of(st.none(), layouts(out_shape))), draw(st.booleans()), draw(st.integers(0, 2**32 - 1)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(reduce_cases())
+def test_reduce_matches_numpy(case):
+    dtype, op, shape, dims, keepdim, lx, lo, specials, seed = case
+    rng = np.random.default_rng(seed)
+    x = make(rng, shape, dtype, lx, specials=specials)
+    out = make(rng, _expected_shape(shape, dims, keepdim), dtype, lo, specials=False)
+    assert _C.reduce(_C.REDUCE_OPS[op], x, out, dims, keepdim) is True
+    _check(op, x, dims, keepdim, out)
+
+
+# Shapes that reach each parallel strategy: many outputs per thread, or few outputs whose reduced
+# elements are split over threads, with the reduced dim innermost or outermost.
+BIG = [((2000, 300), [1]), ((2000, 300), [0]), ((3, 200_000), [1]), ((200_000, 3), [0]), ((1_000_000,), [0]),
+       ((50, 40, 60), [0, 2]), ((50, 40, 60), [1]), ((64, 2, 2000), [0, 1])]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+@pytest.mark.parametrize("shape,dims", BIG)
+@pytest.mark.parametrize("op", ["sum", "amax"])
+def test_large_reductions(threads, shape, dims, op):
+    old = _C.get_num_threads()
+    _C.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(0)
+        x = rng.standard_normal(shape).astype(np.float32)
+        for view in (x, np.flip(x, -1)):
+            out = np.empty(_expected_shape(shape, dims, False), np.float32)
+            assert _C.reduce(_C.REDUCE_OPS[op], view, out, dims, False)
+            _check(op, view, dims, False, out)
+    finally:
+        _C.set_num_threads(old)
+
+
+def test_float32_sum_is_accurate():
+    """16M float32 values: the result is float32's rounding of the exact sum (double accumulation)."""
+    x = np.full(1 << 24, 0.1, np.float32)
+    out = np.empty((), np.float32)
+    _C.reduce(_C.REDUCE_OPS["sum"], x, out, [0], False)
+    exact = float(np.float64(np.float32(0.1))) * (1 << 24)
+    assert abs(float(out) - exact) <= abs(exact) * 6e-8
+
+
+def test_nan_propagates_through_max_and_min():
+    x = np.arange(100_000, dtype=np.float64).reshape(10, -1)
+    x[3, 17] = np.nan
+    for op in ("amax", "amin", "sum"):
+        out = np.empty(10)
+        _C.reduce(_C.REDUCE_OPS[op], x, out, [1], False)
+        assert np.isnan(out[3]) and not np.isnan(np.delete(out, 3)).any()
+
+
+def test_empty_reductions():
+    x = np.empty((3, 0), np.float32)
+    out = np.empty(3, np.float32)
+    _C.reduce(_C.REDUCE_OPS["sum"], x, out, [1], False)
+    np.testing.assert_array_equal(out, 0)
+    _C.reduce(_C.REDUCE_OPS["mean"], x, out, [1], False)
+    assert np.isnan(out).all()
+    with pytest.raises(ValueError, match="empty"):
+        _C.reduce(_C.REDUCE_OPS["amax"], x, out, [1], False)
