@@ -202,7 +202,15 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     basic, indices = parse_index(tensor, index)
     target = _basic_view(tensor, basic) if indices else FUNCTIONS["basic_index"](tensor, basic)
     if not indices:
-        FUNCTIONS["copy_"](target, value if _is_number(value) else _value_tensor(target, value))
+        if _is_number(value):
+            FUNCTIONS["copy_"](target, value)
+            return
+        source = _value_tensor(target, value)
+        if source._data.shape != target._data.shape:  # PyTorch expands the value: its messages
+            from ._core_ops.views import expanded_shape
+
+            expanded_shape(source._data.shape, target._data.shape, source.type())
+        FUNCTIONS["copy_"](target, source)
         return
     FUNCTIONS["index_put_"](target, indices, _value_tensor(target, value))
 
