@@ -28,6 +28,7 @@ class Arg:
         low, high: the range values are drawn from (clipped to the dtype's range).
         nonzero: draw no zeros (divisors).
         values: explicit values (a nested list or array) instead of random ones.
+        on_cpu: leave this input on the CPU (to check the error for mixed devices).
     """
 
     shape: tuple[int, ...]
@@ -37,6 +38,7 @@ class Arg:
     high: float = 4.0
     nonzero: bool = False
     values: Any = None
+    on_cpu: bool = False
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -48,7 +50,8 @@ class Arg:
 
     def describe(self) -> str:
         text = f"{self.dtype}{list(self.shape)}"
-        return text if self.layout == "contiguous" else f"{text}/{self.layout}"
+        text = text if self.layout == "contiguous" else f"{text}/{self.layout}"
+        return f"{text}@cpu" if self.on_cpu else text
 
 
 @dataclass

@@ -79,7 +79,7 @@ class Inputs:
         else:
             base = logical.copy()
             host = base
-        root = flambeau.from_numpy(base.copy()).to(self.device)
+        root = flambeau.from_numpy(base.copy()).to("cpu" if arg.on_cpu else self.device)
         self.roots.append(root)
         if arg.layout == "transposed":
             tensor = root.transpose(-1, -2)
@@ -255,8 +255,9 @@ def run_error(op: str, case: ErrorCase, device: Any, index: int) -> None:
     raise AssertionError(f"did not raise {case.exc.__name__} ({case.match!r})")
 
 
-def generic_errors(op: str) -> Iterable[ErrorCase]:
-    """Errors every op gives, whatever package declares it: a non-tensor where a tensor goes."""
+def generic_errors(op: str, device: Any) -> Iterable[ErrorCase]:
+    """Errors every op gives, whatever package declares it: a non-tensor where a tensor goes,
+    and (off the CPU) tensors on two devices."""
     decl = declarations()[op]
     params = decl.parameters
     if not params or params[0].annotation != "Tensor" or params[0].default is not params[0].empty:
@@ -271,3 +272,7 @@ def generic_errors(op: str) -> Iterable[ErrorCase]:
                     if p.annotation in ("Tensor", "TensorOrScalar", "Tensor?") else 0)
     name = params[0].name
     yield ErrorCase(([1.0, 2.0], *rest), TypeError, f"argument '{name}' (position 1) must be Tensor, not list")
+    if getattr(device, "type", "cpu") != "cpu" and rest and isinstance(rest[0], Arg):
+        on_cpu = Arg((2,), "float32", on_cpu=True)
+        yield ErrorCase((Arg((2,), "float32"), on_cpu, *rest[1:]), RuntimeError,
+                        "Expected all tensors to be on the same device")

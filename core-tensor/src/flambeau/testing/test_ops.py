@@ -78,7 +78,7 @@ def test_op_errors(error_op, flambeau_device, flambeau_computes_data) -> None:
 
     case = all_cases()[error_op]
     failures = []
-    for index, error in enumerate([*case.errors(), *generic_errors(error_op)]):
+    for index, error in enumerate([*case.errors(), *generic_errors(error_op, flambeau_device)]):
         if error.data_dependent and not flambeau_computes_data:
             continue
         try:
