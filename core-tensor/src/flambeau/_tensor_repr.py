@@ -88,27 +88,22 @@ class _Formatter:
         else:
             finite = flat[np.isfinite(flat) & (flat != 0)]
             if finite.size == 0:  # nothing to measure: zeros and non-finite values keep width 1
-                if PRINT_OPTS.sci_mode is not None:
-                    self.sci_mode = PRINT_OPTS.sci_mode
                 return
             magnitudes = np.abs(finite).astype(np.float64)
             low, high = float(magnitudes.min()), float(magnitudes.max())
             values_list = finite.tolist()
             self.int_mode = bool(np.all(finite == np.ceil(finite)))
-            if self.int_mode:
-                if high / low > 1000.0 or high > 1.0e8:
-                    self.sci_mode = True
-                    self.max_width = max(len(f"{v:.{precision}e}") for v in values_list)
-                else:
-                    # integral floats print as "1." : one more character for the point
-                    self.max_width = max(len(f"{v:.0f}") + 1 for v in values_list)
-            elif high / low > 1000.0 or high > 1.0e8 or low < 1.0e-4:
-                self.sci_mode = True
+            if PRINT_OPTS.sci_mode is None:
+                self.sci_mode = high / low > 1000.0 or high > 1.0e8 or low < 1.0e-4
+            else:
+                self.sci_mode = PRINT_OPTS.sci_mode
+            if self.sci_mode:
                 self.max_width = max(len(f"{v:.{precision}e}") for v in values_list)
+            elif self.int_mode:
+                # integral floats print as "1." : one more character for the point
+                self.max_width = max(len(f"{v:.0f}") + 1 for v in values_list)
             else:
                 self.max_width = max(len(f"{v:.{precision}f}") for v in values_list)
-        if PRINT_OPTS.sci_mode is not None:
-            self.sci_mode = PRINT_OPTS.sci_mode
 
     def width(self) -> int:
         return self.max_width
