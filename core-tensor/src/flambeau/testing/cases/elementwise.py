@@ -76,7 +76,7 @@ def _specials(dtype: str):
 
 
 def _div_samples(dtype: str) -> list[Sample]:
-    samples = binary(other={"nonzero": True})(dtype)
+    samples = binary(other={"nonzero": True}, mixed=P.ALL)(dtype)
     if P.category(dtype) in (1, 2):
         for mode in ("trunc", "floor"):
             samples += binary(other={"nonzero": True}, kwargs={"rounding_mode": mode})(dtype)[:4]
@@ -117,6 +117,19 @@ def _errors_broadcast(name: str):
     def errors():
         yield ErrorCase((Arg((2, 3), "float32"), Arg((4,), "float32")), RuntimeError,
                         "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1")
+    return errors
+
+
+def _errors_writes(name: str):
+    """Writing a result into a tensor that cannot hold it: in place, and through ``out=``."""
+    def errors():
+        yield ErrorCase((Arg((2,), "int64"), Arg((2,), "float32")), RuntimeError,
+                        "result type Float can't be cast to the desired output type Long", call=name + "_")
+        yield ErrorCase((Arg((1,), "float32"), Arg((3,), "float32")), RuntimeError,
+                        "output with shape [1] doesn't match the broadcast shape [3]", call=name + "_")
+        yield ErrorCase((Arg((2,), "float32"), Arg((2,), "float32")), RuntimeError,
+                        "result type Float can't be cast to the desired output type Long",
+                        kwargs={"out": Arg((2,), "int64")})
     return errors
 
 
@@ -282,12 +295,12 @@ def _minmax_errors():
 def cases() -> list[OpCase]:
     int_nonzero = {"nonzero": True}
     c = [
-        OpCase("add", P.ALL, _alpha_samples({1: 2, 2: 0.5, 3: 2}), lambda x, y, alpha=1: x + alpha * y, promoted,
-               errors=_errors_broadcast("add")),
-        OpCase("sub", NONBOOL, _alpha_samples({1: 2, 2: 0.5, 3: 2}, mixed=("int32", "float16", "float64")), lambda x, y, alpha=1: x - alpha * y, promoted,
+        OpCase("add", P.ALL, _alpha_samples({1: 2, 2: 0.5, 3: 2}, mixed=P.ALL), lambda x, y, alpha=1: x + alpha * y, promoted,
+               errors=_chain(_errors_broadcast("add"), _errors_writes("add"))),
+        OpCase("sub", NONBOOL, _alpha_samples({1: 2, 2: 0.5, 3: 2}, mixed=NONBOOL), lambda x, y, alpha=1: x - alpha * y, promoted,
                errors=_chain(_errors_sub, _errors_broadcast("sub"))),
-        OpCase("mul", P.ALL, binary(mixed=("int64", "float32", "bool", "complex64")), np.multiply, promoted,
-               errors=_errors_broadcast("mul")),
+        OpCase("mul", P.ALL, binary(mixed=P.ALL), np.multiply, promoted,
+               errors=_chain(_errors_broadcast("mul"), _errors_writes("mul"))),
         OpCase("div", P.ALL, _div_samples, _div_ref, _div_dtype, errors=_chain(_div_errors, _int_division_by_zero)),
         OpCase("floor_divide", REAL_NONBOOL, binary(other=int_nonzero), lambda x, y: np.floor(np.true_divide(x, y)),
                promoted),
@@ -318,10 +331,10 @@ def cases() -> list[OpCase]:
     ]
     c += _float_unary_cases()
     for name, ref in (("eq", np.equal), ("ne", np.not_equal)):
-        c.append(OpCase(name, P.ALL, binary(mixed=("int64", "float32")), ref, const("bool"),
+        c.append(OpCase(name, P.ALL, binary(mixed=P.ALL), ref, const("bool"),
                         errors=_errors_broadcast(name)))
     for name, ref in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal)):
-        c.append(OpCase(name, P.REAL, binary(mixed=("int64", "float32"), low=-2, high=2), ref, const("bool"),
+        c.append(OpCase(name, P.REAL, binary(mixed=P.REAL, low=-2, high=2), ref, const("bool"),
                         errors=_ordered_errors))
     for name, ref in (("logical_and", np.logical_and), ("logical_or", np.logical_or),
                       ("logical_xor", np.logical_xor)):
