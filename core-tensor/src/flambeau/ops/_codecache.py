@@ -45,13 +45,17 @@ def _load() -> dict[str, CodeType]:
 
 
 def compiled(source: str, filename: str) -> CodeType:
-    """The code object of ``source``, from the cache or freshly compiled."""
+    """The code object of ``source``, from the cache or freshly compiled.
+
+    Compiled with ``dont_inherit=True``: the code never depends on this module's own
+    ``from __future__`` imports (annotations stay as written).
+    """
     global _loaded, _missed
     if _loaded is None:
         _loaded = _load()
     code = _loaded.get(source)
     if code is None or code.co_filename != filename:
-        code = compile(source, filename, "exec")
+        code = compile(source, filename, "exec", dont_inherit=True)
         _missed = True
     _used[source] = code
     return code

@@ -5,6 +5,8 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from . import _codecache
+
 #: Annotations that mark a parameter as holding tensors (the dispatcher unwraps them).
 TENSOR = "Tensor"
 OPTIONAL_TENSOR = "Tensor?"
@@ -87,8 +89,8 @@ def parse_signature(name: str, text: str) -> list[inspect.Parameter]:
         namespace: dict[str, Any] = {}
         # Annotations are kept as strings: they name tensor kinds, not Python types.
         # dont_inherit: this module's `from __future__ import annotations` would re-quote them.
-        code = compile(f"def _sig{_strip_annotations_to_strings(text)}: pass", "<signature>", "exec",
-                       dont_inherit=True)
+        # (compiled through the on-disk code cache: ~110 of these run at every import)
+        code = _codecache.compiled(f"def _sig{_strip_annotations_to_strings(text)}: pass", "<signature>")
         exec(code, {}, namespace)
     except SyntaxError as exc:
         raise ValueError(f"op {name!r}: invalid signature {text!r}: {exc}") from None
