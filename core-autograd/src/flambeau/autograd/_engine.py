@@ -142,25 +142,32 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
     writes: list = []  # (AccumulateGrad, grad) or (tensor, grad) for retain_grad, applied at the end
     prev = STATE.enabled
     STATE.enabled = create_graph
+    pop, push = heapq.heappop, heapq.heappush
     try:
         while heap:
-            node = heapq.heappop(heap)[2]
+            node = pop(heap)[2]
             buf = buffers.pop(node, None)
             outs = _run(node, buf, keep_graph, create_graph, cap_nodes, captured, writes, runs)
-            if outs is None:
-                outs = ()
-            nexts = node.next_functions
             if runs is not None and node not in runs:
                 continue
-            for i, (child, nr) in enumerate(nexts):
-                if child is None or child not in deps:
-                    continue
-                g = outs[i] if i < len(outs) else None
-                if g is not None:
-                    _add_to(buffers, child, nr, g)
-                deps[child] -= 1
-                if deps[child] == 0:
-                    heapq.heappush(heap, (-child._seq, id(child), child))
+            i = 0
+            for child, nr in node.next_functions:
+                if child is not None and child in deps:
+                    if outs is not None:
+                        g = outs[i]
+                        if g is not None:
+                            cbuf = buffers.get(child)
+                            if cbuf is None:
+                                cbuf = buffers[child] = [None] * child._n_out
+                            if nr >= len(cbuf):
+                                cbuf.extend([None] * (nr + 1 - len(cbuf)))
+                            old = cbuf[nr]
+                            cbuf[nr] = g if old is None else old + g
+                    left = deps[child] - 1
+                    deps[child] = left
+                    if left == 0:
+                        push(heap, (-child._seq, id(child), child))
+                i += 1
         for target, g in writes:
             if type(target) is AccumulateGrad:
                 target.accumulate(g, create_graph)
@@ -186,7 +193,7 @@ def _add_to(buffers: dict, node: Node, nr: int, g: Tensor) -> None:
 
 
 def _n_outputs(node: Node) -> int:
-    return getattr(node, "_n_out", 1) if not isinstance(node, AccumulateGrad) else 1
+    return node._n_out
 
 
 def _run(node: Node, buf: list | None, keep_graph: bool, create_graph: bool, cap_nodes: dict, captured: dict,
@@ -231,11 +238,10 @@ def _run(node: Node, buf: list | None, keep_graph: bool, create_graph: bool, cap
             captured[k] = buf[nr] if nr < len(buf) else None
     if runs is not None and node not in runs:
         return None
-    if all(g is None for g in buf):
+    if buf[0] is None and all(g is None for g in buf):
         return None
     try:
-        outs = node.apply(buf)
-        outs = validate(node, outs)
+        outs = validate(node, node.apply(buf))
         if STATE.anomaly and STATE.anomaly_check_nan:
             _check_nan(node, outs)
     except Exception:
@@ -262,7 +268,8 @@ def _plain(g: Tensor) -> Tensor:
 
 def validate(node: Node, outs: Any) -> list:
     """Check a node's gradients against its inputs: count, shape (summing broadcast dims), dtype."""
-    outs = list(outs)
+    if outs.__class__ is not list:
+        outs = list(outs)
     edges = node.next_functions
     if len(outs) != len(edges):
         raise RuntimeError(
@@ -271,33 +278,35 @@ def validate(node: Node, outs: Any) -> list:
         )
     metas = node._in_meta
     for i, g in enumerate(outs):
-        if g is None or edges[i][0] is None:
+        if g is None:
+            continue
+        if edges[i][0] is None:
             outs[i] = None
             continue
-        if not isinstance(g, Tensor):
+        if g.__class__ is not Tensor and not isinstance(g, Tensor):
             raise TypeError(f"function {node.name()} returned a gradient of type {type(g).__name__} at index {i}, "
                             "expected a Tensor or None")
         meta = metas[i] if i < len(metas) else None
-        if meta is None:
-            continue
-        shape, dtype = meta
-        if g._data.shape != shape:
-            from ._formulas._helpers import expandable, sum_to
-
-            if not expandable(shape, g._data.shape):
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"[{', '.join(map(str, g._data.shape))}] but expected shape compatible with "
-                    f"[{', '.join(map(str, shape))}]"
-                )
-            g = sum_to(g, shape)
-        if g._dtype is not dtype:
-            if dtype.is_complex or not g._dtype.is_complex:
-                g = g.to(dtype)
-            else:
-                g = g.real.to(dtype) if hasattr(g, "real") else g.to(dtype)
-        outs[i] = g
+        if meta is not None and (g._data.shape != meta[0] or g._dtype is not meta[1]):
+            outs[i] = _conform(node, i, g, meta)
     return outs
+
+
+def _conform(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
+    shape, dtype = meta
+    if g._data.shape != shape:
+        from ._formulas._helpers import expandable, sum_to
+
+        if not expandable(shape, g._data.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"[{', '.join(map(str, g._data.shape))}] but expected shape compatible with "
+                f"[{', '.join(map(str, shape))}]"
+            )
+        g = sum_to(g, shape)
+    if g._dtype is not dtype:
+        g = g.to(dtype)
+    return g
 
 
 def _check_nan(node: Node, outs: list) -> None:

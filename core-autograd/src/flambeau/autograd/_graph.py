@@ -84,10 +84,10 @@ class OpNode(Node):
 
     def needs(self, i: int) -> bool:
         """Whether argument ``i`` needs a gradient."""
-        if self._list_lens is not None:
-            return any(e[0] is not None for e in self._edges_of(i))
-        k = self._info.edge_of_arg.get(i)
-        return k is not None and self.next_functions[k][0] is not None
+        if self._list_lens is None:
+            k = self._info.edge_of_arg.get(i)
+            return k is not None and self.next_functions[k][0] is not None
+        return any(e[0] is not None for e in self._edges_of(i))
 
     @property
     def needs_input_grad(self) -> tuple:
@@ -139,49 +139,62 @@ class OpNode(Node):
 
     def apply(self, grads: list) -> list:
         info = self._info
-        if info.formula is None:
+        f = info.formula
+        if f is None:
             raise RuntimeError(f"the derivative for '{info.op.name}' is not implemented.")
         if self._freed and (info.save_idx or info.save_result):
             raise RuntimeError(_node_freed())
-        args = []
-        for s in self._saved:
-            t = type(s)
-            if t is SavedTensor:
-                s = s.unpack(self)
-            elif t is list:
-                s = [x.unpack(self) if type(x) is SavedTensor else x for x in s]
-            args.append(s)
-        r = self._result
-        if type(r) is SavedTensor:
-            r = r.unpack(self)
-        elif type(r) is tuple:
-            r = tuple(x.unpack(self) if type(x) is SavedTensor else None for x in r)
-        self.args = args
-        self.result = r
-        try:
-            out = info.formula.fn(self, grads[0] if self._n_out == 1 else grads)
-        finally:
-            self.args = self.result = None
-        if isinstance(out, Tensor) or out is None:
-            out = (out,)
-        per_edge = []
         lens = self._list_lens
         if lens is None:
-            for a in info.tensor_params:
-                per_edge.append(out[a] if a < len(out) else None)
+            args = [s.unpack(self) if s.__class__ is SavedTensor else s for s in self._saved]
         else:
-            for a, n in zip(info.tensor_params, lens):
-                g = out[a] if a < len(out) else None
-                if isinstance(g, (list, tuple)):
-                    per_edge.extend(g)
-                else:
-                    per_edge.extend([g] + [None] * (n - 1))
+            args = [s.unpack(self) if s.__class__ is SavedTensor else
+                    [x.unpack(self) if x.__class__ is SavedTensor else x for x in s] if s.__class__ is list else s
+                    for s in self._saved]
+        r = self._result
+        if r is not None:
+            if r.__class__ is SavedTensor:
+                r = r.unpack(self)
+            else:
+                r = tuple(x.unpack(self) if x.__class__ is SavedTensor else None for x in r)
+            self.result = r
+        self.args = args
+        try:
+            out = f.fn(self, grads[0] if self._n_out == 1 else grads)
+        finally:
+            self.args = None
+            if r is not None:
+                self.result = None
+        if out is None or out.__class__ is Tensor:
+            out = (out,)
+        n = len(out)
+        if lens is None:
+            return [out[a] if a < n else None for a in info.tensor_params]
+        per_edge = []
+        for a, k in zip(info.tensor_params, lens):
+            g = out[a] if a < n else None
+            if isinstance(g, (list, tuple)):
+                per_edge.extend(g)
+            else:
+                per_edge.extend([g] + [None] * (k - 1))
         return per_edge
 
     def release(self) -> None:
         self._freed = True
-        for s in self._all_saved():
-            s.tensor = None
+        for s in self._saved:
+            if s.__class__ is SavedTensor:
+                s.tensor = None
+            elif s.__class__ is list:
+                for x in s:
+                    if x.__class__ is SavedTensor:
+                        x.tensor = None
+        r = self._result
+        if r is not None:
+            if r.__class__ is SavedTensor:
+                r.tensor = None
+            else:
+                for x in r:
+                    x.tensor = None
 
 
 def _node_freed() -> str:

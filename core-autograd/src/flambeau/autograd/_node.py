@@ -135,6 +135,7 @@ class Node:
     _tensor_hooks: dict | None = None  # output_nr -> {id: hook} (hooks of non-leaf tensors)
     _retained: dict | None = None  # output_nr -> weakref of a tensor that retains its grad
     _trace: Any = None
+    _n_out = 1  # how many outputs the node's forward had (gradient slots it receives)
 
     def __init__(self, next_functions: tuple, in_meta: tuple) -> None:
         self.next_functions = next_functions
