@@ -11,8 +11,9 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
     for module in (elementwise, reductions, views, linalg, factories, indexing):
         table.update(module.KERNELS)
     try:
-        from . import native
+        from . import native, optim
     except ImportError:  # the C++ extension is optional at run time only in a source checkout
         return table
     table.update(native.KERNELS)
+    table.update(optim.KERNELS)  # used only when flambeau-optim declares these ops
     return table
