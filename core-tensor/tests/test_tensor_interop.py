@@ -142,3 +142,11 @@ def test_predicates_and_device():
     with pytest.raises(RuntimeError, match="Invalid device string: 'cpu:x'"):
         fb.device("cpu:x")
     assert hash(x) == hash(x)
+
+
+def test_contains():
+    t = fb.tensor([[1, 2], [3, 4]])
+    assert 3 in t and 5 not in t and fb.tensor([1, 2]) in t and 2.0 in t
+    with pytest.raises(RuntimeError, match="Tensor.__contains__ only supports Tensor or scalar, but you passed in "
+                                           "a <class 'str'>."):
+        "a" in t

@@ -68,7 +68,7 @@ def _slice_int(part: Any) -> int | None:
         return int(part.item())
     value = _as_int(part)
     if value is None:
-        raise TypeError(f"slice indices must be integers or None or have an __index__ method")
+        raise TypeError("slice indices must be integers or None or have an __index__ method")
     return value
 
 

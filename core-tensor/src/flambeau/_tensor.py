@@ -284,6 +284,14 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __contains__(self, element: Any) -> bool:
+        """``element in tensor``: whether any element equals ``element`` (a number or a tensor)."""
+        if isinstance(element, (Tensor, bool, int, float, complex)):
+            return bool((self == element).any().item())
+        raise RuntimeError(
+            f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
+        )
+
     def __bool__(self) -> bool:
         if self.numel() != 1:
             raise RuntimeError(f"Boolean value of Tensor with {'no values' if self.numel() == 0 else 'more than one value'} is ambiguous")
