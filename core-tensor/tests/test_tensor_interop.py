@@ -150,3 +150,22 @@ def test_contains():
     with pytest.raises(RuntimeError, match="Tensor.__contains__ only supports Tensor or scalar, but you passed in "
                                            "a <class 'str'>."):
         "a" in t
+
+
+def test_casts_follow_pytorch_conversions():
+    assert fb.tensor([300]).to(fb.uint8).tolist() == [44] and fb.tensor([300]).to(fb.int8).tolist() == [44]
+    assert fb.tensor([float("nan"), 1.]).to(fb.bool).tolist() == [True, True]
+    assert fb.tensor([0.0, -0.0, 0.1]).bool().tolist() == [False, False, True]
+    assert fb.tensor([0j, 1j]).bool().tolist() == [False, True]  # nonzero, not the real part
+    target = fb.zeros(2, dtype=fb.bool)
+    target.copy_(fb.tensor([0j, 1j]))
+    assert target.tolist() == [False, True]
+    assert fb.tensor([[1, 2]]).t().to(fb.float32).stride() == (1, 1)
+
+
+def test_type_string_with_a_device():
+    with pytest.raises(RuntimeError, match="flambeau-backend-cuda"):
+        fb.tensor([1.5]).type("flambeau.cuda.FloatTensor")
+    assert fb.tensor([1.5]).type("torch.DoubleTensor").dtype is fb.float64
+    with pytest.raises(ValueError, match="invalid type: 'numpy.FloatTensor'"):
+        fb.tensor([1.5]).type("numpy.FloatTensor")

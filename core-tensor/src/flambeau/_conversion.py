@@ -78,9 +78,12 @@ def tensor_type(tensor: Tensor, dtype: Any) -> Any:
         prefix = "flambeau." if tensor._device.type == "cpu" else f"flambeau.{tensor._device.type}."
         return prefix + _TYPE_STRINGS[tensor._dtype.name]
     if isinstance(dtype, str):
-        name = dtype.rsplit(".", 1)[-1]
+        # "flambeau.FloatTensor" (CPU) or "flambeau.cuda.FloatTensor" (a device type in the middle)
+        prefix, _, name = dtype.rpartition(".")
         matches = [d for d, s in _TYPE_STRINGS.items() if s == name]
-        if not matches:
+        parts = prefix.split(".")
+        if not matches or parts[0] not in ("flambeau", "torch") or len(parts) > 2:
             raise ValueError(f"invalid type: '{dtype}'")
-        dtype = _dtypes._BY_NAME[matches[0]]
+        target = _dtypes._BY_NAME[matches[0]]
+        return tensor.to(parts[1] if len(parts) == 2 else "cpu", target)
     return tensor.to(dtype)

@@ -38,10 +38,15 @@ def clone(input, memory_format, out):
     np.copyto(out, input)
 
 
-def copy(input, src, out):
+def _drop_imaginary(src, out):
+    """A complex source for a real destination: its real part, or for bool whether it is nonzero."""
     if isinstance(src, np.ndarray) and src.dtype.kind == "c" and out.dtype.kind != "c":
-        src = src.real
-    np.copyto(out, src, casting="unsafe")
+        return src != 0 if out.dtype.kind == "b" else src.real
+    return src
+
+
+def copy(input, src, out):
+    np.copyto(out, _drop_imaginary(src, out), casting="unsafe")
 
 
 def fill(input, value, out):
@@ -49,9 +54,7 @@ def fill(input, value, out):
 
 
 def to_dtype(input, dtype, out):
-    if input.dtype.kind == "c" and out.dtype.kind != "c":
-        input = input.real
-    np.copyto(out, input, casting="unsafe")
+    np.copyto(out, _drop_imaginary(input, out), casting="unsafe")
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
