@@ -12,7 +12,7 @@ from typing import Any, Sequence
 from flambeau._tensor import Tensor
 
 from ._node import AccumulateGrad, Node, edge, output_nr
-from .grad_mode import STATE
+from .grad_mode import ANOMALY, STATE
 
 
 def _fmt(shape: tuple) -> str:
@@ -242,10 +242,10 @@ def _run(node: Node, buf: list | None, keep_graph: bool, create_graph: bool, cap
         return None
     try:
         outs = validate(node, node.apply(buf))
-        if STATE.anomaly and STATE.anomaly_check_nan:
+        if ANOMALY[0] and ANOMALY[1]:
             _check_nan(node, outs)
     except Exception:
-        if STATE.anomaly and node._trace is not None:
+        if ANOMALY[0] and node._trace is not None:
             warnings.warn(
                 f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
                 + "".join(node._trace), RuntimeWarning, stacklevel=2)

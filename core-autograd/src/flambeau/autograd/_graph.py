@@ -16,7 +16,7 @@ from flambeau.ops._registry import FUNCTIONS, GRADIENTS, OPS
 
 from ._node import NO_EDGE, Node, SavedTensor, TensorMeta, _sequence, accumulator, edge, output_nr
 from .formula import Formula
-from .grad_mode import STATE
+from .grad_mode import ANOMALY, STATE
 
 _new = object.__new__
 
@@ -243,6 +243,8 @@ class Recorder:
         # The per-op path: written out flat, since it runs for every recorded op.
         edges = []
         in_meta = []
+        add_edge = edges.append
+        add_meta = in_meta.append
         saved = list(args)
         conditional = False
         for a, save, only_if in info.plan:
@@ -250,16 +252,15 @@ class Recorder:
             if v.__class__ is Tensor:
                 if v._requires_grad:
                     fn = v.grad_fn
+                    m = v._autograd
                     if fn is None:
-                        m = v._autograd
                         acc = m.accumulator if m is not None else None
-                        edges.append((acc if acc is not None else accumulator(v), 0))
+                        add_edge((acc if acc is not None else accumulator(v), 0))
                     else:
-                        m = v._autograd
-                        edges.append((fn, 0 if m is None else m.output_nr))
+                        add_edge((fn, 0 if m is None else m.output_nr))
                 else:
-                    edges.append(NO_EDGE)
-                in_meta.append((v._data.shape, v._dtype))
+                    add_edge(NO_EDGE)
+                add_meta((v._data.shape, v._dtype))
                 if save:
                     if only_if:
                         conditional = True  # decided once every edge is known
@@ -267,8 +268,8 @@ class Recorder:
                 else:
                     saved[a] = None
             else:
-                edges.append(NO_EDGE)
-                in_meta.append(None)
+                add_edge(NO_EDGE)
+                add_meta(None)
         if conditional:
             for a, save, only_if in info.plan:
                 if only_if and saved[a] is not None and all(edges[k][0] is None for k in only_if):
@@ -291,7 +292,7 @@ class Recorder:
             node._result = None
         if info.keep is not None:
             node.kept = info.keep(*args)
-        if STATE.anomaly:
+        if ANOMALY[0]:
             node._record_trace()
         return node
 

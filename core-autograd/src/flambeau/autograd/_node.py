@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from flambeau._tensor import Tensor, wrap
 
-from .grad_mode import STATE
+from .grad_mode import ANOMALY, STATE
 
 _sequence = itertools.count()
 
@@ -141,7 +141,7 @@ class Node:
         self.next_functions = next_functions
         self._in_meta = in_meta
         self._seq = next(_sequence)
-        if STATE.anomaly:
+        if ANOMALY[0]:
             self._record_trace()
 
     def _record_trace(self) -> None:

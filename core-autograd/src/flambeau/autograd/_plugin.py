@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flambeau.plugins._hookspecs import hookimpl
+from flambeau.plugins import hookimpl
 
 from ._graph import Recorder
 

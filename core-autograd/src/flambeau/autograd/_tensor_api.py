@@ -117,5 +117,5 @@ def install() -> None:
                  "is_inference_mode_enabled"):
         setattr(flambeau, name, getattr(grad_mode, name))
     flambeau.set_anomaly_enabled = set_detect_anomaly
-    flambeau.is_anomaly_enabled = lambda: grad_mode.STATE.anomaly
+    flambeau.is_anomaly_enabled = lambda: grad_mode.ANOMALY[0]
     flambeau.detect_anomaly = detect_anomaly

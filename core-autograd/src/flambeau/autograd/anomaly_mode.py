@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .grad_mode import STATE, _DecoratorContextManager
+from .grad_mode import ANOMALY, STATE, _DecoratorContextManager
 
 
 class detect_anomaly(_DecoratorContextManager):
@@ -25,12 +25,12 @@ class detect_anomaly(_DecoratorContextManager):
                       "enabled for debugging.", UserWarning, stacklevel=2)
 
     def __enter__(self) -> None:
-        self.prev = (STATE.anomaly, STATE.anomaly_check_nan)
-        STATE.anomaly = True
-        STATE.anomaly_check_nan = self.check_nan
+        self.prev = (ANOMALY[0], ANOMALY[1])
+        ANOMALY[0] = True
+        ANOMALY[1] = self.check_nan
 
     def __exit__(self, *exc: Any) -> None:
-        STATE.anomaly, STATE.anomaly_check_nan = self.prev
+        ANOMALY[0], ANOMALY[1] = self.prev
 
     def clone(self) -> "detect_anomaly":
         with warnings.catch_warnings():
@@ -47,26 +47,26 @@ class set_detect_anomaly(_DecoratorContextManager):
     """
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
-        self.prev = (STATE.anomaly, STATE.anomaly_check_nan)
+        self.prev = (ANOMALY[0], ANOMALY[1])
         self.mode = mode
         self.check_nan = check_nan
-        STATE.anomaly = mode
-        STATE.anomaly_check_nan = check_nan
+        ANOMALY[0] = mode
+        ANOMALY[1] = check_nan
 
     def __enter__(self) -> None:
-        STATE.anomaly = self.mode
-        STATE.anomaly_check_nan = self.check_nan
+        ANOMALY[0] = self.mode
+        ANOMALY[1] = self.check_nan
 
     def __exit__(self, *exc: Any) -> None:
-        STATE.anomaly, STATE.anomaly_check_nan = self.prev
+        ANOMALY[0], ANOMALY[1] = self.prev
 
     def clone(self) -> "set_detect_anomaly":
         return self.__class__(self.mode, self.check_nan)
 
 
 def is_anomaly_enabled() -> bool:
-    return STATE.anomaly
+    return ANOMALY[0]
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    return STATE.anomaly_check_nan
+    return ANOMALY[1]

@@ -17,11 +17,13 @@ class _State(threading.local):
     def __init__(self) -> None:
         self.enabled = True
         self.inference = False
-        self.anomaly = False
-        self.anomaly_check_nan = True
 
 
 STATE = _State()
+
+#: Anomaly detection is process-wide, as in PyTorch: ``[enabled, check_nan]`` (a list, so that
+#: the recording path reads it without an attribute lookup).
+ANOMALY = [False, True]
 
 
 def is_grad_enabled() -> bool:
