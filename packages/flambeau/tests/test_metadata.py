@@ -39,8 +39,11 @@ def test_does_not_ship_the_flambeau_package_init():
     # flambeau/__init__.py belongs to flambeau-core-tensor; the meta-package adds only flambeau/cli.
     shipped = [str(f) for f in metadata.files("flambeau") or []]
     assert "flambeau/__init__.py" not in shipped
-    python_files = [f for f in shipped if f.endswith(".py")]
-    assert all(f.startswith("flambeau/cli/") for f in python_files), python_files
+    in_package = [f for f in shipped if f.startswith("flambeau/")]
+    assert all(f.startswith("flambeau/cli/") for f in in_package), in_package
+    # Nothing else importable: no other top-level module (an editable install's finder hook aside).
+    top_level = [f for f in shipped if f.endswith(".py") and "/" not in f and not f.startswith("__editable__")]
+    assert top_level == []
 
 
 def test_flambeau_init_comes_from_core_tensor():
