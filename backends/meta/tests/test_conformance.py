@@ -1,8 +1,6 @@
 """The backend passes the conformance kit's shape-and-dtype part, and the kit's xfail list works."""
 from __future__ import annotations
 
-import pytest
-
 pytest_plugins = ["pytester"]
 
 SUBSET = "-k", "test_op and (add or transpose or sum)"

@@ -1,4 +1,5 @@
 """The kit's cases for core-tensor's own ops, one module per family."""
+
 from __future__ import annotations
 
 from .._case import OpCase
@@ -7,5 +8,11 @@ from .._case import OpCase
 def core_cases() -> list[OpCase]:
     from . import elementwise, factories, indexing, linalg, reductions, views
 
-    return [*elementwise.cases(), *reductions.cases(), *views.cases(), *linalg.cases(), *factories.cases(),
-            *indexing.cases()]
+    return [
+        *elementwise.cases(),
+        *reductions.cases(),
+        *views.cases(),
+        *linalg.cases(),
+        *factories.cases(),
+        *indexing.cases(),
+    ]

@@ -1,4 +1,5 @@
 """Sample generators and expected-dtype rules shared by the case modules."""
+
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
@@ -8,8 +9,14 @@ from .._case import Arg, Sample
 
 #: Shapes and layouts every unary op is tried on: 0-d, empty, 1-d, n-d, transposed, step-sliced.
 UNARY_SHAPES: list[tuple[tuple[int, ...], str]] = [
-    ((), "contiguous"), ((0,), "contiguous"), ((0, 3), "transposed"), ((5,), "contiguous"), ((6,), "sliced"),
-    ((3, 4), "contiguous"), ((3, 4), "transposed"), ((2, 3, 4), "sliced"),
+    ((), "contiguous"),
+    ((0,), "contiguous"),
+    ((0, 3), "transposed"),
+    ((5,), "contiguous"),
+    ((6,), "sliced"),
+    ((3, 4), "contiguous"),
+    ((3, 4), "transposed"),
+    ((2, 3, 4), "sliced"),
 ]
 
 #: Operand shape pairs for binary ops: equal, non-contiguous, broadcast both ways, 0-d, empty.
@@ -31,11 +38,17 @@ SCALARS = {0: True, 1: 3, 2: 1.5, 3: 1.5 - 0.5j}
 def unary(**opts: Any) -> Callable[[str], list[Sample]]:
     def samples(dtype: str) -> list[Sample]:
         return [Sample((Arg(shape, dtype, layout, **opts),)) for shape, layout in UNARY_SHAPES]
+
     return samples
 
 
-def binary(scalars: Iterable[Any] | None = None, mixed: Iterable[str] = (), other: dict | None = None,
-           kwargs: dict | None = None, **opts: Any) -> Callable[[str], list[Sample]]:
+def binary(
+    scalars: Iterable[Any] | None = None,
+    mixed: Iterable[str] = (),
+    other: dict | None = None,
+    kwargs: dict | None = None,
+    **opts: Any,
+) -> Callable[[str], list[Sample]]:
     """Tensor-tensor samples over :data:`BINARY_SHAPES`, tensor-scalar ones, and mixed-dtype ones.
 
     ``scalars``: the Python numbers to pair with a tensor (default: one of the tensor's category);
@@ -45,8 +58,10 @@ def binary(scalars: Iterable[Any] | None = None, mixed: Iterable[str] = (), othe
     kwargs = kwargs or {}
 
     def samples(dtype: str) -> list[Sample]:
-        out = [Sample((Arg(sa, dtype, la, **opts), Arg(sb, dtype, lb, **other)), dict(kwargs))
-               for sa, la, sb, lb in BINARY_SHAPES]
+        out = [
+            Sample((Arg(sa, dtype, la, **opts), Arg(sb, dtype, lb, **other)), dict(kwargs))
+            for sa, la, sb, lb in BINARY_SHAPES
+        ]
         values = [SCALARS[P.category(dtype)]] if scalars is None else list(scalars)
         for value in values:
             out.append(Sample((Arg((3, 4), dtype, "transposed", **opts), value), dict(kwargs)))
@@ -56,6 +71,7 @@ def binary(scalars: Iterable[Any] | None = None, mixed: Iterable[str] = (), othe
                 out.append(Sample((Arg((3, 4), dtype, **opts), Arg((3, 4), second, **other)), dict(kwargs)))
                 out.append(Sample((Arg((4,), dtype, **opts), Arg((), second, **other)), dict(kwargs)))
         return out
+
     return samples
 
 

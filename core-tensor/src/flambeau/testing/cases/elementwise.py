@@ -1,4 +1,5 @@
 """Cases for pointwise ops: arithmetic, math functions, comparisons, logical and bitwise ops."""
+
 from __future__ import annotations
 
 import math
@@ -7,7 +8,7 @@ import numpy as np
 
 from .. import _promote as P
 from .._case import Arg, ErrorCase, OpCase, Sample
-from ._common import (UNARY_SHAPES, binary, const, excluding, floated, promoted, real_of_first, same, unary)
+from ._common import UNARY_SHAPES, binary, const, excluding, floated, promoted, real_of_first, same, unary
 
 NONBOOL = excluding(P.ALL, "bool")
 REAL_NONBOOL = excluding(P.REAL, "bool")
@@ -23,17 +24,31 @@ def _sigmoid(x):
 
 #: name -> (numpy reference, value range, accepts complex)
 FLOAT_UNARY = {
-    "exp": (np.exp, (-4, 4), True), "exp2": (np.exp2, (-4, 4), True), "expm1": (np.expm1, (-4, 4), True),
-    "log": (np.log, (0.1, 4), True), "log2": (np.log2, (0.1, 4), True), "log10": (np.log10, (0.1, 4), True),
-    "log1p": (np.log1p, (0.1, 4), True), "sqrt": (np.sqrt, (0.1, 4), True),
+    "exp": (np.exp, (-4, 4), True),
+    "exp2": (np.exp2, (-4, 4), True),
+    "expm1": (np.expm1, (-4, 4), True),
+    "log": (np.log, (0.1, 4), True),
+    "log2": (np.log2, (0.1, 4), True),
+    "log10": (np.log10, (0.1, 4), True),
+    "log1p": (np.log1p, (0.1, 4), True),
+    "sqrt": (np.sqrt, (0.1, 4), True),
     "rsqrt": (lambda x: 1 / np.sqrt(x), (0.1, 4), True),
-    "sin": (np.sin, (-4, 4), True), "cos": (np.cos, (-4, 4), True), "tan": (np.tan, (-1.2, 1.2), True),
-    "asin": (np.arcsin, (-0.9, 0.9), True), "acos": (np.arccos, (-0.9, 0.9), True),
-    "atan": (np.arctan, (-4, 4), True), "sinh": (np.sinh, (-4, 4), True), "cosh": (np.cosh, (-4, 4), True),
-    "tanh": (np.tanh, (-4, 4), True), "asinh": (np.arcsinh, (-4, 4), True),
-    "acosh": (np.arccosh, (1.1, 4), True), "atanh": (np.arctanh, (-0.9, 0.9), True),
-    "sigmoid": (_sigmoid, (-4, 4), True), "reciprocal": (lambda x: 1 / x, (0.25, 4), True),
-    "erf": (_erf, (-3, 3), False), "erfc": (_erfc, (-3, 3), False),
+    "sin": (np.sin, (-4, 4), True),
+    "cos": (np.cos, (-4, 4), True),
+    "tan": (np.tan, (-1.2, 1.2), True),
+    "asin": (np.arcsin, (-0.9, 0.9), True),
+    "acos": (np.arccos, (-0.9, 0.9), True),
+    "atan": (np.arctan, (-4, 4), True),
+    "sinh": (np.sinh, (-4, 4), True),
+    "cosh": (np.cosh, (-4, 4), True),
+    "tanh": (np.tanh, (-4, 4), True),
+    "asinh": (np.arcsinh, (-4, 4), True),
+    "acosh": (np.arccosh, (1.1, 4), True),
+    "atanh": (np.arctanh, (-0.9, 0.9), True),
+    "sigmoid": (_sigmoid, (-4, 4), True),
+    "reciprocal": (lambda x: 1 / x, (0.25, 4), True),
+    "erf": (_erf, (-3, 3), False),
+    "erfc": (_erfc, (-3, 3), False),
 }
 
 
@@ -41,16 +56,26 @@ def _float_unary_cases() -> list[OpCase]:
     out = []
     for name, (ref, (low, high), complex_ok) in FLOAT_UNARY.items():
         dtypes = P.ALL if complex_ok else P.REAL
-        out.append(OpCase(name, dtypes, unary(low=low, high=high), _inexact(ref), floated,
-                          errors=_complex_error(name) if not complex_ok else _none))
+        out.append(
+            OpCase(
+                name,
+                dtypes,
+                unary(low=low, high=high),
+                _inexact(ref),
+                floated,
+                errors=_complex_error(name) if not complex_ok else _none,
+            )
+        )
     return out
 
 
 def _inexact(ref):
     """Integer and bool inputs of a float-valued function are computed in float64 (numpy would
     pick float16 for int8, or wrap a negated uint8)."""
+
     def wrapped(x):
         return ref(x if x.dtype.kind in "fc" else x.astype(np.float64))
+
     return wrapped
 
 
@@ -61,6 +86,7 @@ def _none():
 def _complex_error(name: str):
     def errors():
         yield ErrorCase((Arg((2,), "complex64"),), RuntimeError, "complex")
+
     return errors
 
 
@@ -70,8 +96,17 @@ def _specials(dtype: str):
     if P.category(dtype) == 2:
         base.append(Sample((Arg((6,), dtype, values=[0.0, math.nan, math.inf, -math.inf, 1.5, -0.0]),)))
     elif P.category(dtype) == 3:
-        base.append(Sample((Arg((4,), dtype, values=[complex(math.nan, 0), complex(1, math.inf), 2 - 1j,
-                                                       complex(-math.inf, math.nan)]),)))
+        base.append(
+            Sample(
+                (
+                    Arg(
+                        (4,),
+                        dtype,
+                        values=[complex(math.nan, 0), complex(1, math.inf), 2 - 1j, complex(-math.inf, math.nan)],
+                    ),
+                )
+            )
+        )
     return base
 
 
@@ -103,33 +138,57 @@ def _alpha_samples(scalar_alpha: dict, mixed=("int32", "float16", "float64", "bo
         if alpha is not None:
             out += binary(kwargs={"alpha": alpha})(dtype)[:3]
         return out
+
     return samples
 
 
 def _errors_sub():
-    yield ErrorCase((Arg((2,), "bool"), Arg((2,), "bool")), RuntimeError,
-                    "Subtraction, the `-` operator, with two bool tensors is not supported")
-    yield ErrorCase((Arg((2,), "float32"), Arg((2,), "bool")), RuntimeError,
-                    "Subtraction, the `-` operator, with a bool tensor is not supported")
+    yield ErrorCase(
+        (Arg((2,), "bool"), Arg((2,), "bool")),
+        RuntimeError,
+        "Subtraction, the `-` operator, with two bool tensors is not supported",
+    )
+    yield ErrorCase(
+        (Arg((2,), "float32"), Arg((2,), "bool")),
+        RuntimeError,
+        "Subtraction, the `-` operator, with a bool tensor is not supported",
+    )
 
 
 def _errors_broadcast(name: str):
     def errors():
-        yield ErrorCase((Arg((2, 3), "float32"), Arg((4,), "float32")), RuntimeError,
-                        "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1")
+        yield ErrorCase(
+            (Arg((2, 3), "float32"), Arg((4,), "float32")),
+            RuntimeError,
+            "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1",
+        )
+
     return errors
 
 
 def _errors_writes(name: str):
     """Writing a result into a tensor that cannot hold it: in place, and through ``out=``."""
+
     def errors():
-        yield ErrorCase((Arg((2,), "int64"), Arg((2,), "float32")), RuntimeError,
-                        "result type Float can't be cast to the desired output type Long", call=name + "_")
-        yield ErrorCase((Arg((1,), "float32"), Arg((3,), "float32")), RuntimeError,
-                        "output with shape [1] doesn't match the broadcast shape [3]", call=name + "_")
-        yield ErrorCase((Arg((2,), "float32"), Arg((2,), "float32")), RuntimeError,
-                        "result type Float can't be cast to the desired output type Long",
-                        kwargs={"out": Arg((2,), "int64")})
+        yield ErrorCase(
+            (Arg((2,), "int64"), Arg((2,), "float32")),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Long",
+            call=name + "_",
+        )
+        yield ErrorCase(
+            (Arg((1,), "float32"), Arg((3,), "float32")),
+            RuntimeError,
+            "output with shape [1] doesn't match the broadcast shape [3]",
+            call=name + "_",
+        )
+        yield ErrorCase(
+            (Arg((2,), "float32"), Arg((2,), "float32")),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Long",
+            kwargs={"out": Arg((2,), "int64")},
+        )
+
     return errors
 
 
@@ -137,20 +196,33 @@ def _chain(*makers):
     def errors():
         for make in makers:
             yield from make()
+
     return errors
 
 
 def _div_errors():
-    yield ErrorCase((Arg((2,), "complex64"), Arg((2,), "complex64")), NotImplementedError,
-                    "\"div_trunc_cpu\" not implemented for 'ComplexFloat'", kwargs={"rounding_mode": "trunc"})
-    yield ErrorCase((Arg((2,), "float32"), Arg((2,), "float32")), ValueError,
-                    "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'",
-                    kwargs={"rounding_mode": "round"})
+    yield ErrorCase(
+        (Arg((2,), "complex64"), Arg((2,), "complex64")),
+        NotImplementedError,
+        "\"div_trunc_cpu\" not implemented for 'ComplexFloat'",
+        kwargs={"rounding_mode": "trunc"},
+    )
+    yield ErrorCase(
+        (Arg((2,), "float32"), Arg((2,), "float32")),
+        ValueError,
+        "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'",
+        kwargs={"rounding_mode": "round"},
+    )
 
 
 def _int_division_by_zero():
-    yield ErrorCase((Arg((3,), "int64", values=[1, 2, 3]), Arg((3,), "int64", values=[1, 0, 1])),
-                    RuntimeError, "ZeroDivisionError", kwargs={"rounding_mode": "floor"}, data_dependent=True)
+    yield ErrorCase(
+        (Arg((3,), "int64", values=[1, 2, 3]), Arg((3,), "int64", values=[1, 0, 1])),
+        RuntimeError,
+        "ZeroDivisionError",
+        kwargs={"rounding_mode": "floor"},
+        data_dependent=True,
+    )
 
 
 def _pow_samples(dtype: str) -> list[Sample]:
@@ -223,8 +295,11 @@ def _where_dtype(sample: Sample) -> str:
 
 
 def _where_errors():
-    yield ErrorCase((Arg((2,), "float32"), Arg((2,), "float32"), Arg((2,), "float32")), RuntimeError,
-                    "where expected condition to be a boolean tensor")
+    yield ErrorCase(
+        (Arg((2,), "float32"), Arg((2,), "float32"), Arg((2,), "float32")),
+        RuntimeError,
+        "where expected condition to be a boolean tensor",
+    )
 
 
 def _lerp_samples(dtype: str) -> list[Sample]:
@@ -238,8 +313,11 @@ def _lerp_samples(dtype: str) -> list[Sample]:
 
 
 def _lerp_errors():
-    yield ErrorCase((Arg((2,), "float32"), Arg((2,), "float64"), 0.5), RuntimeError,
-                    "expected dtype flambeau.float32 for `end` but got dtype flambeau.float64")
+    yield ErrorCase(
+        (Arg((2,), "float32"), Arg((2,), "float64"), 0.5),
+        RuntimeError,
+        "expected dtype flambeau.float32 for `end` but got dtype flambeau.float64",
+    )
 
 
 def _round_samples(dtype: str) -> list[Sample]:
@@ -265,11 +343,14 @@ def _bitwise_errors(name: str, unary: bool = False):
         args = (Arg((2,), "float32"),) if unary else (Arg((2,), "float32"), Arg((2,), "float32"))
         # PyTorch's dtype dispatch raises NotImplementedError (TORCH_CHECK_NOT_IMPLEMENTED).
         yield ErrorCase(args, NotImplementedError, "not implemented for 'Float'")
+
     return errors
 
 
 def _neg_errors():
-    yield ErrorCase((Arg((2,), "bool"),), RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported.")
+    yield ErrorCase(
+        (Arg((2,), "bool"),), RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported."
+    )
 
 
 def _ordered_errors():
@@ -278,12 +359,21 @@ def _ordered_errors():
 
 def _with_nan(samples):
     """Adds a sample with NaN in either operand for float dtypes: PyTorch propagates NaN."""
+
     def more(dtype: str) -> list[Sample]:
         out = samples(dtype)
         if P.category(dtype) == 2:
-            out.append(Sample((Arg((4,), dtype, values=[math.nan, 1.0, math.nan, -2.0]),
-                               Arg((4,), dtype, values=[0.5, math.nan, math.nan, 3.0])), note="NaN propagates"))
+            out.append(
+                Sample(
+                    (
+                        Arg((4,), dtype, values=[math.nan, 1.0, math.nan, -2.0]),
+                        Arg((4,), dtype, values=[0.5, math.nan, math.nan, 3.0]),
+                    ),
+                    note="NaN propagates",
+                )
+            )
         return out
+
     return more
 
 
@@ -295,15 +385,38 @@ def _minmax_errors():
 def cases() -> list[OpCase]:
     int_nonzero = {"nonzero": True}
     c = [
-        OpCase("add", P.ALL, _alpha_samples({1: 2, 2: 0.5, 3: 2}, mixed=P.ALL), lambda x, y, alpha=1: x + alpha * y, promoted,
-               errors=_chain(_errors_broadcast("add"), _errors_writes("add"))),
-        OpCase("sub", NONBOOL, _alpha_samples({1: 2, 2: 0.5, 3: 2}, mixed=NONBOOL), lambda x, y, alpha=1: x - alpha * y, promoted,
-               errors=_chain(_errors_sub, _errors_broadcast("sub"))),
-        OpCase("mul", P.ALL, binary(mixed=P.ALL), np.multiply, promoted,
-               errors=_chain(_errors_broadcast("mul"), _errors_writes("mul"))),
+        OpCase(
+            "add",
+            P.ALL,
+            _alpha_samples({1: 2, 2: 0.5, 3: 2}, mixed=P.ALL),
+            lambda x, y, alpha=1: x + alpha * y,
+            promoted,
+            errors=_chain(_errors_broadcast("add"), _errors_writes("add")),
+        ),
+        OpCase(
+            "sub",
+            NONBOOL,
+            _alpha_samples({1: 2, 2: 0.5, 3: 2}, mixed=NONBOOL),
+            lambda x, y, alpha=1: x - alpha * y,
+            promoted,
+            errors=_chain(_errors_sub, _errors_broadcast("sub")),
+        ),
+        OpCase(
+            "mul",
+            P.ALL,
+            binary(mixed=P.ALL),
+            np.multiply,
+            promoted,
+            errors=_chain(_errors_broadcast("mul"), _errors_writes("mul")),
+        ),
         OpCase("div", P.ALL, _div_samples, _div_ref, _div_dtype, errors=_chain(_div_errors, _int_division_by_zero)),
-        OpCase("floor_divide", REAL_NONBOOL, binary(other=int_nonzero), lambda x, y: np.floor(np.true_divide(x, y)),
-               promoted),
+        OpCase(
+            "floor_divide",
+            REAL_NONBOOL,
+            binary(other=int_nonzero),
+            lambda x, y: np.floor(np.true_divide(x, y)),
+            promoted,
+        ),
         OpCase("remainder", REAL_NONBOOL, binary(other=int_nonzero), np.remainder, promoted),
         OpCase("fmod", REAL_NONBOOL, binary(other=int_nonzero), np.fmod, promoted),
         OpCase("pow", P.ALL, _pow_samples, _pow_ref, promoted, errors=_pow_errors),
@@ -316,8 +429,13 @@ def cases() -> list[OpCase]:
         OpCase("neg", NONBOOL, unary(), np.negative, same, errors=_neg_errors),
         OpCase("abs", NONBOOL, unary(), np.abs, real_of_first),
         OpCase("sign", REAL_NONBOOL, unary(), np.sign, same),
-        OpCase("square", P.ALL, unary(), lambda x: x.astype(np.int64) * x if x.dtype == np.bool_ else x * x,
-               lambda s: "int64" if same(s) == "bool" else same(s)),
+        OpCase(
+            "square",
+            P.ALL,
+            unary(),
+            lambda x: x.astype(np.int64) * x if x.dtype == np.bool_ else x * x,
+            lambda s: "int64" if same(s) == "bool" else same(s),
+        ),
         OpCase("round", REAL_NONBOOL, _round_samples, _round_ref, same),
         OpCase("logical_not", P.ALL, unary(), np.logical_not, const("bool")),
         OpCase("bitwise_not", P.INTEGRAL, unary(), np.invert, same, errors=_bitwise_errors("bitwise_not", unary=True)),
@@ -331,18 +449,13 @@ def cases() -> list[OpCase]:
     ]
     c += _float_unary_cases()
     for name, ref in (("eq", np.equal), ("ne", np.not_equal)):
-        c.append(OpCase(name, P.ALL, binary(mixed=P.ALL), ref, const("bool"),
-                        errors=_errors_broadcast(name)))
+        c.append(OpCase(name, P.ALL, binary(mixed=P.ALL), ref, const("bool"), errors=_errors_broadcast(name)))
     for name, ref in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal)):
-        c.append(OpCase(name, P.REAL, binary(mixed=P.REAL, low=-2, high=2), ref, const("bool"),
-                        errors=_ordered_errors))
-    for name, ref in (("logical_and", np.logical_and), ("logical_or", np.logical_or),
-                      ("logical_xor", np.logical_xor)):
+        c.append(OpCase(name, P.REAL, binary(mixed=P.REAL, low=-2, high=2), ref, const("bool"), errors=_ordered_errors))
+    for name, ref in (("logical_and", np.logical_and), ("logical_or", np.logical_or), ("logical_xor", np.logical_xor)):
         c.append(OpCase(name, P.ALL, binary(mixed=("bool", "float32"), low=-1, high=1), ref, const("bool")))
-    for name, ref in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
-                      ("bitwise_xor", np.bitwise_xor)):
-        c.append(OpCase(name, P.INTEGRAL, binary(mixed=("bool", "int32")), ref, promoted,
-                        errors=_bitwise_errors(name)))
+    for name, ref in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or), ("bitwise_xor", np.bitwise_xor)):
+        c.append(OpCase(name, P.INTEGRAL, binary(mixed=("bool", "int32")), ref, promoted, errors=_bitwise_errors(name)))
     for name, ref in (("bitwise_left_shift", np.left_shift), ("bitwise_right_shift", np.right_shift)):
         c.append(OpCase(name, P.INTS, _shift_samples, ref, promoted, errors=_bitwise_errors(name)))
     return c

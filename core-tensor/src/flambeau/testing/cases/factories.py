@@ -1,4 +1,5 @@
 """Cases for factory ops (arange, linspace, logspace, eye) and copies (clone, copy, fill, to_dtype)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,8 +52,12 @@ def _arange_dtype(sample: Sample) -> str:
 def _linspace_samples(dtype: str) -> list[Sample]:
     if P.category(dtype) == 1:
         return [Sample((0, 10, 5), _kw(dtype)), Sample((2, 2, 1), _kw(dtype)), Sample((0, 9, 0), _kw(dtype))]
-    out = [Sample((-1.0, 2.0, 7), _kw(dtype)), Sample((3.0, 3.0, 1), _kw(dtype)), Sample((0.0, 1.0, 0), _kw(dtype)),
-           Sample((2.0, -2.0, 5), _kw(dtype))]
+    out = [
+        Sample((-1.0, 2.0, 7), _kw(dtype)),
+        Sample((3.0, 3.0, 1), _kw(dtype)),
+        Sample((0.0, 1.0, 0), _kw(dtype)),
+        Sample((2.0, -2.0, 5), _kw(dtype)),
+    ]
     if dtype == "float32":
         out.append(Sample((0, 1, 3), {"device": DEVICE}, note="default dtype"))
     return out
@@ -64,7 +69,11 @@ def _linspace_ref(start, end, steps, dtype=None, device=None, requires_grad=Fals
 
 
 def _logspace_samples(dtype: str) -> list[Sample]:
-    return [Sample((-1.0, 2.0, 4), _kw(dtype)), Sample((0.0, 3.0, 4, 2.0), _kw(dtype)), Sample((1.0, 1.0, 0), _kw(dtype))]
+    return [
+        Sample((-1.0, 2.0, 4), _kw(dtype)),
+        Sample((0.0, 3.0, 4, 2.0), _kw(dtype)),
+        Sample((1.0, 1.0, 0), _kw(dtype)),
+    ]
 
 
 def _logspace_ref(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
@@ -81,8 +90,9 @@ def _eye_ref(n, m=None, dtype=None, device=None, requires_grad=False):
 
 def _factory_errors():
     yield ErrorCase((0, 5, 0), RuntimeError, "step must be nonzero", kwargs={"device": DEVICE}, call="arange")
-    yield ErrorCase((0, 5, -1), RuntimeError, "bound inconsistent with step sign",
-                    kwargs={"device": DEVICE}, call="arange")
+    yield ErrorCase(
+        (0, 5, -1), RuntimeError, "bound inconsistent with step sign", kwargs={"device": DEVICE}, call="arange"
+    )
 
 
 def _copy_samples(dtype: str) -> list[Sample]:
@@ -111,11 +121,18 @@ def _cast_like(values: np.ndarray, target: np.dtype) -> np.ndarray:
 
 
 def _copy_errors():
-    yield ErrorCase((Arg((2,), "float32"), Arg((3,), "float32")), RuntimeError,
-                    "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0",
-                    call="copy_")
-    yield ErrorCase((Arg((1,), "float32"), Arg((3,), "float32")), RuntimeError,
-                    "output with shape [1] doesn't match the broadcast shape [3]", call="copy_")
+    yield ErrorCase(
+        (Arg((2,), "float32"), Arg((3,), "float32")),
+        RuntimeError,
+        "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0",
+        call="copy_",
+    )
+    yield ErrorCase(
+        (Arg((1,), "float32"), Arg((3,), "float32")),
+        RuntimeError,
+        "output with shape [1] doesn't match the broadcast shape [3]",
+        call="copy_",
+    )
 
 
 def _fill_samples(dtype: str) -> list[Sample]:
@@ -130,8 +147,12 @@ def _fill_ref(x, value):
 
 
 def _fill_errors():
-    yield ErrorCase((Arg((2,), "float32"), Arg((2,), "float32")), RuntimeError,
-                    "fill_ only supports 0-dimension value tensor but got tensor with 1 dimensions.", call="fill_")
+    yield ErrorCase(
+        (Arg((2,), "float32"), Arg((2,), "float32")),
+        RuntimeError,
+        "fill_ only supports 0-dimension value tensor but got tensor with 1 dimensions.",
+        call="fill_",
+    )
 
 
 def _to_dtype_samples(dtype: str) -> list[Sample]:
