@@ -175,3 +175,29 @@ def test_error_midway_leaves_grads_unchanged():
         y.backward()
     np.testing.assert_allclose(x.grad.numpy(), [7.0, 7.0])
     assert w.grad is None
+
+
+def test_tensor_backward_inputs_argument():
+    x = fb.tensor([1.0], requires_grad=True)
+    w = fb.tensor([2.0], requires_grad=True)
+    (x * w).sum().backward(inputs=[x])
+    assert x.grad.item() == 2.0 and w.grad is None
+
+
+def test_missing_formula_raises_at_backward():
+    from flambeau.autograd._graph import OpInfo
+    from flambeau.ops._registry import OPS
+
+    x = fb.tensor([1.0], requires_grad=True)
+    y = x * 2
+    info = OpInfo(OPS["mul"])
+    info.formula = None
+    y.grad_fn._info = info
+    with pytest.raises(RuntimeError, match="the derivative for 'mul' is not implemented."):
+        y.sum().backward()
+
+
+def test_root_gradient_dtype_is_cast():
+    x = fb.tensor([1.0, 2.0], requires_grad=True)
+    (x * 2).backward(fb.tensor([1.0, 1.0], dtype=fb.float64))
+    assert x.grad.dtype == fb.float32

@@ -254,3 +254,27 @@ def test_non_differentiable_ops_do_not_require_grad(rng):
     for out in (x > 0, x.eq(x), x.argmax(), fb.isnan(x), (x > 0).logical_not(), x.argmin(0)):
         assert not out.requires_grad and out.grad_fn is None
     assert not x.to(fb.int64).requires_grad
+
+
+def test_index_put(rng):
+    if "index_put" not in FUNCTIONS:
+        pytest.skip("advanced indexing not declared")
+    x, v = make(rng, 4, 3), make(rng, 2, 3)
+    idx = fb.tensor([0, 2])
+    check(lambda a, b: FUNCTIONS["index_put"](a, (idx,), b, False), x, v)
+    check(lambda a, b: FUNCTIONS["index_put"](a, (idx,), b, True), x, v)
+
+    def setitem(a, b):
+        c = a.clone()
+        c[idx] = b
+        return c
+
+    check(setitem, x, v)
+
+
+def test_every_differentiable_op_has_a_formula():
+    from flambeau.ops._registry import GRADIENTS, OPS
+
+    missing = [n for n, d in OPS.items() if d.differentiable and d.composite is None and d.kind != "factory"
+               and n not in GRADIENTS]
+    assert missing == []
