@@ -93,6 +93,9 @@ def test_tensor_overflow(data, dtype, name):
     ([None], RuntimeError, "Could not infer dtype of NoneType"),
     (None, RuntimeError, "Could not infer dtype of NoneType"),
     ({1: 2}, RuntimeError, "Could not infer dtype of dict"),
+    ([2 ** 63], ValueError, "Overflow when unpacking long long"),
+    ([1, 2 ** 64], ValueError, "Overflow when unpacking long long"),
+    (2 ** 63, ValueError, "Overflow when unpacking long long"),
     ([fb.tensor([1, 2]), fb.tensor([3, 4])], TypeError,
      "only integer tensors of a single element can be converted to an index"),
 ])

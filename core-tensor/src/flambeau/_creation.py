@@ -35,6 +35,8 @@ def _leaf_dtype(value: Any) -> _dtypes.dtype:
     if isinstance(value, (bool, np.bool_)):
         return _dtypes.bool
     if isinstance(value, int):
+        if not -2 ** 63 <= value < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
         return _dtypes.int64
     if isinstance(value, float):
         return _dtypes.get_default_dtype()
@@ -100,12 +102,43 @@ def _host_data(data: Any) -> tuple[np.ndarray, _dtypes.dtype]:
     if isinstance(data, np.ndarray):
         return data, _leaf_dtype(data)
     if isinstance(data, (list, tuple)):
+        if _only_python_scalars(data):
+            # The common case, at numpy's speed: a regular nest of Python numbers, whose numpy kind
+            # gives PyTorch's dtype. Ragged data makes numpy raise; _scan then finds PyTorch's error.
+            try:
+                array = np.asarray(data)
+            except (ValueError, OverflowError):
+                array = None
+            if array is not None and array.dtype.kind == "u":  # only ints above int64's range give uint64
+                raise ValueError("Overflow when unpacking long long")
+            if array is not None and array.dtype.kind in _KIND_DTYPES:
+                return array, _KIND_DTYPES[array.dtype.kind]()
         dt = _scan(data, 0, [])
         if dt is None:
             dt = _dtypes.get_default_dtype()
         return _nested_to_numpy(data), dt
     dt = _leaf_dtype(data)
     return np.asarray(data._host() if isinstance(data, Tensor) else data), dt
+
+
+_PY_SCALARS = frozenset((bool, int, float, complex))
+_KIND_DTYPES = {"b": lambda: _dtypes.bool, "i": lambda: _dtypes.int64,
+                "f": _dtypes.get_default_dtype, "c": _dtypes.default_complex_dtype}
+
+
+def _only_python_scalars(data: Any) -> bool:
+    """Whether nested lists/tuples hold only Python numbers (no numpy scalars, arrays or tensors)."""
+    stack = [data]
+    while stack:
+        for value in stack.pop():
+            kind = type(value)
+            if kind in _PY_SCALARS:
+                continue
+            if kind is list or kind is tuple:
+                stack.append(value)
+                continue
+            return False
+    return True
 
 
 def _holds_tensor(data: Any) -> bool:
