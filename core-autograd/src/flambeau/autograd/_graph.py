@@ -32,7 +32,7 @@ class OpInfo:
     """What recording needs to know about one op, computed once."""
 
     __slots__ = ("op", "cls", "formula", "tensor_params", "list_params", "save_idx", "save_result", "edge_of_arg",
-                 "plan", "keep")
+                 "plan", "keep", "fast")
 
     def __init__(self, op: Any) -> None:
         self.op = op
@@ -55,6 +55,9 @@ class OpInfo:
         self.keep = f.keep if f is not None else None
         suffix = "Backwards" if op.name == "copy" else "Backward0"
         self.cls = type(_camel(op.name) + suffix, (OpNode,), {"__slots__": ()})
+        from ._fastpath import build
+
+        self.fast = build(self)
 
 
 _INFO: dict[str, OpInfo] = {}
@@ -221,6 +224,9 @@ class Recorder:
             info = info_for(op)
         if mode == "inplace":
             return self._record_inplace(info, args, outputs[0], pre)
+        fast = info.fast
+        if fast is not None and len(outputs) == 1 and pre is None:
+            return fast(args, outputs)
         node = self._make_node(info, args, outputs, pre)
         if len(outputs) == 1:
             r = outputs[0]
