@@ -120,6 +120,10 @@ class OpCase:
         upcast: pass float inputs to ``ref`` in float64 (else in their own dtype, views intact).
         check_strides: compare the result's strides with those of ``ref``'s result (view ops).
         tolerances: per dtype name, ``(rtol, atol)`` overriding the defaults.
+        mutates: positions of arguments the op writes in place (a tensor, or a list of them, as
+            optimizer updates do). ``ref`` must update its numpy copies of them the same way;
+            after the call, the device tensors are compared with those copies. An op that
+            returns nothing has a ``ref`` that returns None.
     """
 
     op: str
@@ -131,3 +135,4 @@ class OpCase:
     upcast: bool = True
     check_strides: bool = False
     tolerances: dict = field(default_factory=dict)
+    mutates: tuple[int, ...] = ()

@@ -199,14 +199,30 @@ def check_outputs(actual: list, expected: list, dtypes: list[str], device: Any, 
                 raise AssertionError(f"{where}values differ: {exc}") from None
 
 
-def _expected(case: OpCase, host_args: tuple, host_kwargs: dict) -> list[np.ndarray]:
+def _expected(case: OpCase, host_args: tuple, host_kwargs: dict) -> tuple[list[np.ndarray] | None, list]:
+    """The reference's outputs (None when it returns nothing) and its copies of mutated arguments."""
     args = tuple(for_reference(a, case.upcast) for a in host_args)
     kwargs = {k: for_reference(v, case.upcast) for k, v in host_kwargs.items()}
     with np.errstate(all="ignore"), warnings.catch_warnings():
         # log(0), mean of nothing...: the reference's own warnings are not the backend's.
         warnings.simplefilter("ignore", RuntimeWarning)
-        results = as_list(case.ref(*args, **kwargs))
-    return [np.asarray(r) if not isinstance(r, np.ndarray) else r for r in results]
+        produced = case.ref(*args, **kwargs)
+    mutated = [args[i] for i in case.mutates]
+    if produced is None:
+        return None, mutated
+    return [np.asarray(r) if not isinstance(r, np.ndarray) else r for r in as_list(produced)], mutated
+
+
+def _check_mutated(case: OpCase, sample: Sample, args: tuple, mutated: list, device: Any, data: bool) -> None:
+    for position, want in zip(case.mutates, mutated):
+        spec, got = sample.args[position], args[position]
+        specs = list(spec) if isinstance(spec, (list, tuple)) else [spec]
+        tensors = list(got) if isinstance(got, (list, tuple)) else [got]
+        wants = list(want) if isinstance(want, (list, tuple)) else [want]
+        try:
+            check_outputs(tensors, [np.asarray(w) for w in wants], [a.dtype for a in specs], device, case, data)
+        except AssertionError as exc:
+            raise AssertionError(f"argument {position}, written in place: {exc}") from None
 
 
 def run_sample(case: OpCase, dtype: str, index: int, sample: Sample, device: Any, data: bool) -> None:
@@ -216,13 +232,18 @@ def run_sample(case: OpCase, dtype: str, index: int, sample: Sample, device: Any
         return
     seed = seed_for(case.op, dtype, index)
     host_args, host_kwargs, args, kwargs = Inputs(device, seed).sample(sample)
-    expected = _expected(case, host_args, host_kwargs)
-    dtypes = expected_dtypes(case, sample, len(expected))
+    expected, mutated = _expected(case, host_args, host_kwargs)
     fn = function(case.op)
 
     inputs = Inputs(device, seed)
     host_args, host_kwargs, args, kwargs = inputs.sample(sample)
     result = fn(*args, **kwargs)
+    _check_mutated(case, sample, args, mutated, device, data)
+    if expected is None:
+        if result is not None and result != ():
+            raise AssertionError(f"expected no result, got {type(result).__name__}")
+        return
+    dtypes = expected_dtypes(case, sample, len(expected))
     check_outputs(as_list(result), expected, dtypes, device, case, data)
 
     if data and decl.kind == "view" and decl.composite is None and inputs.roots:
