@@ -65,16 +65,15 @@ def _graph(roots: list) -> dict:
         if node not in deps:
             deps[node] = 0
             stack.append(node)
+    pop, push = stack.pop, stack.append
     while stack:
-        node = stack.pop()
-        for child, _ in node.next_functions:
-            if child is None:
-                continue
-            if child in deps:
-                deps[child] += 1
-            else:
-                deps[child] = 1
-                stack.append(child)
+        for child, _ in pop().next_functions:
+            if child is not None:
+                if child in deps:
+                    deps[child] += 1
+                else:
+                    deps[child] = 1
+                    push(child)
     return deps
 
 
@@ -241,7 +240,9 @@ def _run(node: Node, buf: list | None, keep_graph: bool, create_graph: bool, cap
     if buf[0] is None and all(g is None for g in buf):
         return None
     try:
-        outs = validate(node, node.apply(buf))
+        outs = node.apply(buf)
+        if not node._validated:
+            outs = validate(node, outs)
         if ANOMALY[0] and ANOMALY[1]:
             _check_nan(node, outs)
     except Exception:

@@ -74,6 +74,8 @@ def info_for(op: Any) -> OpInfo:
 class OpNode(Node):
     """The node of one recorded op; its backward is the op's registered formula."""
 
+    _validated = True  # apply() already checks its gradients against the inputs
+
     __slots__ = ("_info", "_saved", "_result", "_n_out")
     # Set only on some nodes or during backward: class defaults, instance dict when set.
     _list_lens: list | None = None
@@ -172,7 +174,26 @@ class OpNode(Node):
             out = (out,)
         n = len(out)
         if lens is None:
-            return [out[a] if a < n else None for a in info.tensor_params]
+            # Checked here rather than by the engine's generic validate: same rules, one loop.
+            edges = self.next_functions
+            metas = self._in_meta
+            result = []
+            for k, a in enumerate(info.tensor_params):
+                g = out[a] if a < n else None
+                if g is not None:
+                    if edges[k][0] is None:
+                        g = None
+                    else:
+                        if g.__class__ is not Tensor and not isinstance(g, Tensor):
+                            raise TypeError(f"function {self.name()} returned a gradient of type "
+                                            f"{type(g).__name__} at index {k}, expected a Tensor or None")
+                        meta = metas[k]
+                        if meta is not None and (g._data.shape != meta[0] or g._dtype is not meta[1]):
+                            from ._engine import _conform
+
+                            g = _conform(self, k, g, meta)
+                result.append(g)
+            return result
         per_edge = []
         for a, k in zip(info.tensor_params, lens):
             g = out[a] if a < n else None

@@ -136,6 +136,7 @@ class Node:
     _retained: dict | None = None  # output_nr -> weakref of a tensor that retains its grad
     _trace: Any = None
     _n_out = 1  # how many outputs the node's forward had (gradient slots it receives)
+    _validated = False  # whether apply() checks its own gradients (else the engine does)
 
     def __init__(self, next_functions: tuple, in_meta: tuple) -> None:
         self.next_functions = next_functions
