@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["OpCase", "Sample", "ErrorCase", "Arg", "all_cases", "CASES_GROUP"]
+__all__ = ["OpCase", "Sample", "ErrorCase", "Arg", "DEVICE", "all_cases", "CASES_GROUP"]
 
 #: The entry-point group through which other packages contribute cases for the ops they declare.
 CASES_GROUP = "flambeau.testing"
@@ -39,7 +39,7 @@ CASES_GROUP = "flambeau.testing"
 
 def __getattr__(name: str) -> Any:
     # Deferred so that loading the pytest plugin does not import the kit (or numpy work) eagerly.
-    if name in ("OpCase", "Sample", "ErrorCase", "Arg"):
+    if name in ("OpCase", "Sample", "ErrorCase", "Arg", "DEVICE"):
         from . import _case
 
         return getattr(_case, name)
