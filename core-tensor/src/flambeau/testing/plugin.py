@@ -69,9 +69,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _declared_xfails(name: str) -> dict[str, str]:
-    from flambeau.plugins import loaded_backend  # deferred: keep the plugin import-light
+    from flambeau.plugins import BackendUnavailable, loaded_backend  # deferred: keep the plugin import-light
 
-    declared = getattr(loaded_backend(name), "conformance_xfail", None) or {}
+    try:
+        backend = loaded_backend(name)
+    except BackendUnavailable as exc:
+        raise pytest.UsageError(f"--flambeau-backend {name}: {exc}") from exc
+    declared = getattr(backend, "conformance_xfail", None) or {}
     return {str(k): str(v) for k, v in dict(declared).items()}
 
 

@@ -118,7 +118,9 @@ def _clamp(ctx, g):
     if hi is not None:
         upper = x <= hi
         inside = upper if inside is None else inside & upper
-    gx = flambeau.where(inside, g, 0.0) if ctx.needs(0) else None
+    # A product with the bool mask, not where(): the same values for finite gradients, and
+    # several times faster on the CPU backend (relu's backward is clamp's).
+    gx = g * inside if ctx.needs(0) else None
     glo = flambeau.where(x < lo, g, 0.0) if ctx.needs(1) else None
     ghi = None
     if ctx.needs(2):
