@@ -97,3 +97,22 @@ def test_view_then_read_after_rebase():
     v.add_(5)
     (v * v).sum().backward()  # v's history goes through the updated base
     np.testing.assert_allclose(x.grad.numpy(), [12.0, 0.0])
+
+
+def test_older_view_sees_inplace_on_base():
+    a = fb.tensor([1.0, 2.0], requires_grad=True)
+    x = a * 1
+    v = x[:1]
+    x.mul_(3)  # v's values changed through its base: its history must follow
+    (v * 1).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [3.0, 0.0])
+
+
+def test_older_view_sees_inplace_on_sibling_view():
+    a = fb.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x = a * 1
+    v1 = x[0:2]
+    v2 = x[1:3]
+    v2.mul_(10)
+    v1.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [1.0, 10.0, 0.0])

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from flambeau._tensor import Tensor
 
-from ._node import NO_EDGE, SavedTensor, _sequence, accumulator
+from ._node import NO_EDGE, SavedTensor, _sequence, accumulator, refresh_view
 from .grad_mode import ANOMALY
 
 
@@ -31,6 +31,8 @@ def build(info: Any) -> Callable[[tuple, tuple], None] | None:
         lines += [
             f"    if {v}.__class__ is T:",
             f"        if {v}._requires_grad:",
+            f"            if {v}._base is not None:",
+            f"                refresh_view({v})",
             f"            f = {v}.grad_fn",
             f"            m = {v}._autograd",
             "            if f is None:",
@@ -76,6 +78,7 @@ def build(info: Any) -> Callable[[tuple, tuple], None] | None:
         "        r.grad_fn = node",
     ]
     namespace = {"T": Tensor, "NO_EDGE": NO_EDGE, "accumulator": accumulator, "new": object.__new__,
-                 "cls": info.cls, "seq": _sequence, "info": info, "S": SavedTensor, "ANOMALY": ANOMALY}
+                 "cls": info.cls, "seq": _sequence, "info": info, "S": SavedTensor, "ANOMALY": ANOMALY,
+                 "refresh_view": refresh_view}
     exec(compile("\n".join(lines), f"<flambeau autograd record {info.op.name}>", "exec"), namespace)
     return namespace["record"]

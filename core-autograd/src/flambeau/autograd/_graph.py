@@ -14,7 +14,7 @@ from flambeau._tensor import Tensor
 from flambeau.ops._decl import OPTIONAL_TENSOR_LIST, TENSOR_LIST, tensor_kind
 from flambeau.ops._registry import FUNCTIONS, GRADIENTS, OPS
 
-from ._node import NO_EDGE, Node, SavedTensor, TensorMeta, _sequence, accumulator, edge, output_nr
+from ._node import NO_EDGE, Node, SavedTensor, TensorMeta, _sequence, accumulator, edge, output_nr, refresh_view
 from .formula import Formula
 from .grad_mode import ANOMALY, STATE
 
@@ -247,7 +247,10 @@ class Recorder:
             return self._record_inplace(info, args, outputs[0], pre)
         fast = info.fast
         if fast is not None and len(outputs) == 1 and pre is None:
-            return fast(args, outputs)
+            fast(args, outputs)
+            if mode == "view":
+                self._mark_views(outputs)
+            return
         node = self._make_node(info, args, outputs, pre)
         if len(outputs) == 1:
             r = outputs[0]
@@ -263,6 +266,8 @@ class Recorder:
                 if nr:
                     r._autograd = TensorMeta(nr)
             nr += 1
+        if mode == "view":
+            self._mark_views(outputs)
 
     def _make_node(self, info: OpInfo, args: tuple, outputs: tuple, pre: Any) -> Node:
         if info.list_params:
@@ -278,6 +283,8 @@ class Recorder:
             v = args[a]
             if v.__class__ is Tensor:
                 if v._requires_grad:
+                    if v._base is not None:
+                        refresh_view(v)
                     fn = v.grad_fn
                     m = v._autograd
                     if fn is None:
@@ -404,18 +411,21 @@ class Recorder:
             if o._autograd is not None:
                 o._autograd.output_nr = 0
             return
+        refresh_view(o)
         copy_slices = CopySlices(base, o, node)
         base._requires_grad = True
         base.grad_fn = copy_slices
         if base._autograd is not None:
             base._autograd.output_nr = 0
-        # The view's history is now "a strided view of the updated base".
-        view_info = info_for(OPS["as_strided"])
-        view_node = self._make_node(view_info, (base, tuple(o.shape), o.stride(), o.storage_offset()), (o,), None)
-        o._requires_grad = True
-        o.grad_fn = view_node
-        if o._autograd is not None:
-            o._autograd.output_nr = 0
+        view_of_base(base, o)  # the view's history is now "a strided view of the updated base"
+
+    def _mark_views(self, outputs: tuple) -> None:
+        for r in outputs:
+            if r._base is not None and r.grad_fn is not None:
+                m = r._autograd
+                if m is None:
+                    m = r._autograd = TensorMeta()
+                m.view_version = r._version[0]
 
     def record_device_copy(self, src: Tensor, dst: Tensor) -> None:
         if not STATE.enabled:
@@ -423,6 +433,19 @@ class Recorder:
         node = DeviceCopy((edge(src),), ((src._data.shape, src._dtype),), src._device)
         dst._requires_grad = True
         dst.grad_fn = node
+
+
+def view_of_base(base: Tensor, view: Tensor) -> None:
+    """Set ``view``'s history to ``base.as_strided(view's geometry)``."""
+    info = info_for(OPS["as_strided"])
+    node = Recorder()._make_node(info, (base, tuple(view.shape), view.stride(), view.storage_offset()), (view,), None)
+    view._requires_grad = True
+    view.grad_fn = node
+    m = view._autograd
+    if m is None:
+        m = view._autograd = TensorMeta()
+    m.output_nr = 0
+    m.view_version = view._version[0]
 
 
 def _any_requires_grad(args: tuple) -> bool:

@@ -27,10 +27,11 @@ FREED_MESSAGE = (
 class TensorMeta:
     """Per-tensor autograd state kept in ``Tensor._autograd`` (only for tensors that need it)."""
 
-    __slots__ = ("output_nr", "accumulator", "hooks", "post_hooks", "retains_grad", "__weakref__")
+    __slots__ = ("output_nr", "accumulator", "hooks", "post_hooks", "retains_grad", "view_version", "__weakref__")
 
     def __init__(self, output_nr: int = 0) -> None:
         self.output_nr = output_nr
+        self.view_version: int | None = None  # a view's version when its grad_fn was set
         self.accumulator: Any = None  # the leaf's AccumulateGrad
         self.hooks: dict[int, Callable] = {}
         self.post_hooks: dict[int, Callable] = {}
@@ -255,7 +256,23 @@ def accumulator(leaf: Tensor) -> AccumulateGrad:
     return acc
 
 
+def refresh_view(t: Tensor) -> None:
+    """Give a view whose storage was written in place since its ``grad_fn`` was set (through its
+    base or another view) the history "a strided view of the base as it is now"."""
+    m = t._autograd
+    if m is None or m.view_version is None or m.view_version == t._version[0]:
+        return
+    base = t._base
+    m.view_version = t._version[0]
+    if base._requires_grad:
+        from ._graph import view_of_base
+
+        view_of_base(base, t)
+
+
 def edge(t: Tensor) -> tuple:
+    if t._base is not None:
+        refresh_view(t)
     fn = t.grad_fn
     if fn is not None:
         m = t._autograd
