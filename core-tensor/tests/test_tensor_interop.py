@@ -169,3 +169,13 @@ def test_type_string_with_a_device():
     assert fb.tensor([1.5]).type("torch.DoubleTensor").dtype is fb.float64
     with pytest.raises(ValueError, match="invalid type: 'numpy.FloatTensor'"):
         fb.tensor([1.5]).type("numpy.FloatTensor")
+
+
+def test_numpy_ufuncs_return_tensors():
+    t = fb.tensor([1., 2.])
+    result = np.sin(t)
+    assert isinstance(result, fb.Tensor) and result.dtype is fb.float32
+    np.testing.assert_allclose(result.numpy(), np.sin([1., 2.]).astype(np.float32))
+    mask = np.greater(t, 1)
+    assert mask.dtype is fb.uint8 and mask.tolist() == [0, 1]  # PyTorch's legacy: bool comes back as uint8
+    assert np.exp(fb.tensor(1.)).shape == ()

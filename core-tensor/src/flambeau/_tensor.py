@@ -244,6 +244,15 @@ class Tensor:
             host = host.astype(dtype, copy=False)
         return host.copy() if copy else host
 
+    def __array_wrap__(self, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> "Tensor":
+        """numpy ufuncs on tensors give tensors (``np.sin(t)``); bool results become uint8, as in PyTorch."""
+        from ._creation import from_numpy
+
+        array = np.asarray(array)
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return from_numpy(np.ascontiguousarray(array) if any(s < 0 for s in array.strides) else array)
+
     def _host(self) -> np.ndarray:
         from .ops._registry import TABLES
 
