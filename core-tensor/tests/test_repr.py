@@ -268,3 +268,13 @@ def test_str_and_format():
     assert f"{fb.tensor([1, 2])}" == "tensor([1, 2])"
     assert repr([fb.tensor(1.)]) == "[tensor(1.)]"
     assert f"{fb.tensor(1.23456):.2f}" == "1.23"
+
+
+def test_meta_tensors_print_size_not_values():
+    try:
+        meta = fb.zeros(2, 3, device="meta")
+    except Exception:  # the meta backend is optional
+        pytest.skip("flambeau-backend-meta is not installed")
+    assert repr(meta) == "tensor(..., device='meta', size=(2, 3))"
+    assert repr(fb.zeros(2, dtype=fb.int64, device="meta")) == (
+        "tensor(..., device='meta', size=(2,), dtype=flambeau.int64)")
