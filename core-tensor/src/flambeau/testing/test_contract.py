@@ -39,6 +39,9 @@ def test_empty(flambeau_backend, flambeau_device) -> None:
             assert tuple(t.shape) == shape and t.dtype is dt and t.device == flambeau_device
             assert t.is_contiguous(), f"empty{shape} on {flambeau_device} is not contiguous: strides {t.stride()}"
             assert t.storage_offset() == 0
+            assert flambeau_backend.storage_numel(t._data) >= t.numel()
+            assert flambeau_backend.device_of(t._data) == flambeau_device
+            assert isinstance(t.data_ptr(), int)
 
 
 @KIT("contract:full")
