@@ -30,7 +30,7 @@ class MetaBackend(Backend):
     """
 
     name = "meta"
-    priority = -1  # never preferred over a backend that computes
+    priority = -1  # below any backend that computes, should the core ever choose between them
     dtypes = _ALL_DTYPES
 
     #: For the conformance kit (``flambeau.testing``): check shapes, dtypes and errors only.
