@@ -136,7 +136,7 @@ def test_predicates_and_device():
     assert fb.is_tensor(fb.zeros(1)) and not fb.is_tensor([1])
     assert fb.numel(fb.zeros(2, 3)) == 6 and fb.is_floating_point(fb.zeros(1))
     x = fb.zeros(2)
-    assert x.device == fb.device("cpu") and x.device == "cpu" and x.is_cpu and not x.is_cuda
+    assert x.device == fb.device("cpu") and x.device != "cpu" and x.is_cpu and not x.is_cuda
     assert x.get_device() == -1 and str(x.device) == "cpu"
     assert repr(fb.device("cuda", 1)) == "device(type='cuda', index=1)" and fb.device("cuda:2").index == 2
     with pytest.raises(RuntimeError, match="Invalid device string: 'cpu:x'"):
@@ -179,3 +179,18 @@ def test_numpy_ufuncs_return_tensors():
     mask = np.greater(t, 1)
     assert mask.dtype is fb.uint8 and mask.tolist() == [0, 1]  # PyTorch's legacy: bool comes back as uint8
     assert np.exp(fb.tensor(1.)).shape == ()
+
+
+def test_device_and_size_edge_cases():
+    assert fb.device("cpu", 0).index == 0 and fb.device(fb.device("cpu")) is fb.device("cpu")
+    with pytest.raises(RuntimeError, match="^Device index must not be negative$"):
+        fb.device("cuda", -1)
+    with pytest.raises(RuntimeError, match="^Device string must not be empty$"):
+        fb.device("")
+    size = fb.Size([2, 3])
+    assert size == (2, 3) and isinstance(size[1:], fb.Size) and size + (4,) == (2, 3, 4)
+    assert isinstance((1,) + size, fb.Size) and isinstance(size * 2, fb.Size) and size * 2 == (2, 3, 2, 3)
+    assert fb.Size([]).numel() == 1 and fb.Size([0]).numel() == 0 and str(fb.Size([1])) == "flambeau.Size([1])"
+    assert fb.Size([fb.tensor(2), np.int64(3)]) == (2, 3)
+    with pytest.raises(TypeError, match=r"flambeau.Size\(\) takes an iterable of 'int' \(item 0 is 'float'\)"):
+        fb.Size([2.5])

@@ -36,6 +36,8 @@ class device:
             )
         if not isinstance(type, str):
             raise TypeError(f"device() received an invalid combination of arguments - got ({type!r})")
+        if not type:
+            raise RuntimeError("Device string must not be empty")
         name, sep, ordinal = type.partition(":")
         if sep:
             if index is not None:
@@ -46,7 +48,7 @@ class device:
         if not name or not (name.isidentifier() and name.islower()):
             raise RuntimeError(f"Invalid device string: '{type}'")
         if index is not None and (not isinstance(index, int) or index < 0):
-            raise RuntimeError(f"Device index must not be negative, got {index}")
+            raise RuntimeError("Device index must not be negative")
         # One object per (type, index), so that the dispatcher may compare devices with `is`.
         obj = cls._cache.get((name, index, None))
         if obj is None:
@@ -59,8 +61,7 @@ class device:
         return obj
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            other = device(other)
+        # As PyTorch: a device never equals a string (compare ``str(dev)`` or ``dev.type`` for that).
         return isinstance(other, device) and self._key == other._key
 
     def __hash__(self) -> int:

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _dtypes
 from ._device import device as _device
-from ._size import Size
+from ._size import Size, make_size
 
 _AUTOGRAD_MISSING = (
     "autograd is not installed: install flambeau-core-autograd (or the meta-package flambeau) "
@@ -39,12 +39,12 @@ class Tensor:
     # -- metadata -------------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return make_size(self._data.shape)
 
     def size(self, dim: int | None = None) -> Any:
         """The shape, or the length of one dimension."""
         if dim is None:
-            return Size(self._data.shape)
+            return make_size(self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     @property
