@@ -39,6 +39,19 @@ struct Registrar {
 // Use once per translation unit: FLAMBEAU_REGISTER(register_my_kernels);
 #define FLAMBEAU_REGISTER(fn) static ::flambeau::Registrar FLAMBEAU_CONCAT(flambeau_registrar_, __LINE__)(fn)
 
+// -- CPU-specific code paths ------------------------------------------------------------------------
+
+// Hot loops are compiled several times: for AVX-512 and AVX2 machines, and for any x86-64 (the
+// default); the loader picks one when the module is imported (GCC function multi-versioning), so
+// the package still runs on every x86-64 CPU. With FLAMBEAU_NATIVE_ARCH=1 the whole build targets
+// this CPU instead, and elsewhere (other compilers, other architectures) there is one version.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__AVX2__) && __GNUC__ >= 12
+#define FLAMBEAU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define FLAMBEAU_CLONES
+#endif
+
 // -- threads --------------------------------------------------------------------------------------
 
 // The thread count the kernels use: process-wide (omp_set_num_threads alone is per calling thread,

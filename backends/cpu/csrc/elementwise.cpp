@@ -20,52 +20,73 @@ bool is_comparison(Binary op) { return op >= Binary::eq; }
 
 // -- the per-element operations ------------------------------------------------------------------
 
-template <class T> struct AddAlpha { T alpha; T operator()(T a, T b) const { return a + alpha * b; } };
-template <class T> struct Add { T operator()(T a, T b) const { return a + b; } };
-template <class T> struct SubAlpha { T alpha; T operator()(T a, T b) const { return a - alpha * b; } };
-template <class T> struct Sub { T operator()(T a, T b) const { return a - b; } };
-template <class T> struct Mul { T operator()(T a, T b) const { return a * b; } };
-template <class T> struct Div { T operator()(T a, T b) const { return a / b; } };
+template <class T> struct AddAlpha { T alpha; FLAMBEAU_INLINE T operator()(T a, T b) const { return a + alpha * b; } };
+template <class T> struct Add { FLAMBEAU_INLINE T operator()(T a, T b) const { return a + b; } };
+template <class T> struct SubAlpha { T alpha; FLAMBEAU_INLINE T operator()(T a, T b) const { return a - alpha * b; } };
+template <class T> struct Sub { FLAMBEAU_INLINE T operator()(T a, T b) const { return a - b; } };
+template <class T> struct Mul { FLAMBEAU_INLINE T operator()(T a, T b) const { return a * b; } };
+template <class T> struct Div { FLAMBEAU_INLINE T operator()(T a, T b) const { return a / b; } };
 // NaN wins, as in torch.maximum / torch.minimum.
 template <class T> struct Max {
-  T operator()(T a, T b) const { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
+  FLAMBEAU_INLINE T operator()(T a, T b) const { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
 };
 template <class T> struct Min {
-  T operator()(T a, T b) const { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
+  FLAMBEAU_INLINE T operator()(T a, T b) const { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
 };
-template <class T> struct Eq { bool operator()(T a, T b) const { return a == b; } };
-template <class T> struct Ne { bool operator()(T a, T b) const { return a != b; } };
-template <class T> struct Lt { bool operator()(T a, T b) const { return a < b; } };
-template <class T> struct Le { bool operator()(T a, T b) const { return a <= b; } };
-template <class T> struct Gt { bool operator()(T a, T b) const { return a > b; } };
-template <class T> struct Ge { bool operator()(T a, T b) const { return a >= b; } };
+template <class T> struct Eq { FLAMBEAU_INLINE bool operator()(T a, T b) const { return a == b; } };
+template <class T> struct Ne { FLAMBEAU_INLINE bool operator()(T a, T b) const { return a != b; } };
+template <class T> struct Lt { FLAMBEAU_INLINE bool operator()(T a, T b) const { return a < b; } };
+template <class T> struct Le { FLAMBEAU_INLINE bool operator()(T a, T b) const { return a <= b; } };
+template <class T> struct Gt { FLAMBEAU_INLINE bool operator()(T a, T b) const { return a > b; } };
+template <class T> struct Ge { FLAMBEAU_INLINE bool operator()(T a, T b) const { return a >= b; } };
 
-template <class T> struct Exp { T operator()(T x) const { return vec_exp(x); } };
-template <class T> struct Log { T operator()(T x) const { return std::log(x); } };
-template <class T> struct Sqrt { T operator()(T x) const { return std::sqrt(x); } };
-template <class T> struct Neg { T operator()(T x) const { return -x; } };
-template <class T> struct Abs { T operator()(T x) const { return std::fabs(x); } };
+template <class T> struct Exp { FLAMBEAU_INLINE T operator()(T x) const { return vec_exp(x); } };
+template <class T> struct Log { FLAMBEAU_INLINE T operator()(T x) const { return std::log(x); } };
+template <class T> struct Sqrt { FLAMBEAU_INLINE T operator()(T x) const { return std::sqrt(x); } };
+template <class T> struct Neg { FLAMBEAU_INLINE T operator()(T x) const { return -x; } };
+template <class T> struct Abs { FLAMBEAU_INLINE T operator()(T x) const { return std::fabs(x); } };
 // 1/(1+e^-x): e^-x overflows to inf for very negative x, giving the correct limit 0.
-template <class T> struct Sigmoid { T operator()(T x) const { return T(1) / (T(1) + vec_exp(-x)); } };
-template <class T> struct Tanh { T operator()(T x) const { return std::tanh(x); } };
-template <class T> struct Erf { T operator()(T x) const { return std::erf(x); } };
-template <class T> struct Erfc { T operator()(T x) const { return std::erfc(x); } };
+template <class T> struct Sigmoid { FLAMBEAU_INLINE T operator()(T x) const { return T(1) / (T(1) + vec_exp(-x)); } };
+template <class T> struct Tanh { FLAMBEAU_INLINE T operator()(T x) const { return std::tanh(x); } };
+template <class T> struct Erf { FLAMBEAU_INLINE T operator()(T x) const { return std::erf(x); } };
+template <class T> struct Erfc { FLAMBEAU_INLINE T operator()(T x) const { return std::erfc(x); } };
 
 // -- inner rows: contiguous cases get their own loops so the compiler vectorises them ---------------
+
+// The contiguous loops are compiled per CPU generation (FLAMBEAU_CLONES): exp and friends run
+// several times faster with 8 or 16 lanes than with SSE2's 4.
+template <class O, class T, class F>
+FLAMBEAU_CLONES void binary_contiguous(O* o, const T* a, const T* b, index_t n, F f) {
+#pragma omp simd
+  for (index_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+}
+
+template <class O, class T, class F>
+FLAMBEAU_CLONES void binary_scalar_other(O* o, const T* a, T b, index_t n, F f) {
+#pragma omp simd
+  for (index_t i = 0; i < n; ++i) o[i] = f(a[i], b);
+}
+
+template <class O, class T, class F>
+FLAMBEAU_CLONES void binary_scalar_input(O* o, T a, const T* b, index_t n, F f) {
+#pragma omp simd
+  for (index_t i = 0; i < n; ++i) o[i] = f(a, b[i]);
+}
+
+template <class T, class F>
+FLAMBEAU_CLONES void unary_contiguous(T* o, const T* a, index_t n, F f) {
+#pragma omp simd
+  for (index_t i = 0; i < n; ++i) o[i] = f(a[i]);
+}
 
 template <class O, class T, class F>
 void binary_row(O* o, const T* a, const T* b, index_t n, index_t so, index_t sa, index_t sb, F f) {
   if (so == 1 && sa == 1 && sb == 1) {
-#pragma omp simd
-    for (index_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+    binary_contiguous(o, a, b, n, f);
   } else if (so == 1 && sa == 1 && sb == 0) {
-    const T bv = *b;
-#pragma omp simd
-    for (index_t i = 0; i < n; ++i) o[i] = f(a[i], bv);
+    binary_scalar_other(o, a, *b, n, f);
   } else if (so == 1 && sa == 0 && sb == 1) {
-    const T av = *a;
-#pragma omp simd
-    for (index_t i = 0; i < n; ++i) o[i] = f(av, b[i]);
+    binary_scalar_input(o, *a, b, n, f);
   } else {
     for (index_t i = 0; i < n; ++i) o[i * so] = f(a[i * sa], b[i * sb]);
   }
@@ -74,8 +95,7 @@ void binary_row(O* o, const T* a, const T* b, index_t n, index_t so, index_t sa,
 template <class T, class F>
 void unary_row(T* o, const T* a, index_t n, index_t so, index_t sa, F f) {
   if (so == 1 && sa == 1) {
-#pragma omp simd
-    for (index_t i = 0; i < n; ++i) o[i] = f(a[i]);
+    unary_contiguous(o, a, n, f);
   } else {
     for (index_t i = 0; i < n; ++i) o[i * so] = f(a[i * sa]);
   }

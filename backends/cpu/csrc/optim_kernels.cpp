@@ -27,6 +27,16 @@ struct Chunk {
 
 constexpr index_t kChunk = 16384;
 
+// The element loops are compiled twice, for baseline x86-64 and for x86-64-v3 (AVX2, FMA), and the
+// loader picks one for the running CPU: portable builds still use wide vectors where they exist.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__AVX2__) && __GNUC__ >= 12
+#define FLAMBEAU_OPTIM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define FLAMBEAU_OPTIM_CLONES
+#endif
+#define FLAMBEAU_INLINE inline __attribute__((always_inline))
+
 // Check that lists[k][i] are usable together and collect their pointers. lists[0] are the params.
 std::vector<Row> gather(const char* op, const std::vector<py::list>& lists, const std::vector<bool>& written) {
   const std::size_t count = py::len(lists[0]);
@@ -95,7 +105,7 @@ inline T maximum_nan(T a, T b) {  // torch.maximum: NaN wins
 // -- SGD -------------------------------------------------------------------------------------------
 
 template <class T>
-void sgd_range(const Row& row, index_t b, index_t e, double weight_decay, double momentum, double lr, double dampening,
+FLAMBEAU_INLINE void sgd_range(const Row& row, index_t b, index_t e, double weight_decay, double momentum, double lr, double dampening,
                bool nesterov, bool maximize, bool first) {
   T* __restrict p = static_cast<T*>(row.p[0]);
   const T* __restrict g = static_cast<const T*>(row.p[1]);
@@ -119,6 +129,15 @@ void sgd_range(const Row& row, index_t b, index_t e, double weight_decay, double
   }
 }
 
+FLAMBEAU_OPTIM_CLONES void sgd_f32(const Row& r, index_t b, index_t e, double wd, double mom, double lr, double damp,
+                             bool nesterov, bool maximize, bool first) {
+  sgd_range<float>(r, b, e, wd, mom, lr, damp, nesterov, maximize, first);
+}
+FLAMBEAU_OPTIM_CLONES void sgd_f64(const Row& r, index_t b, index_t e, double wd, double mom, double lr, double damp,
+                             bool nesterov, bool maximize, bool first) {
+  sgd_range<double>(r, b, e, wd, mom, lr, damp, nesterov, maximize, first);
+}
+
 void optim_sgd(py::list params, py::list grads, py::list bufs, double weight_decay, double momentum, double lr,
                double dampening, bool nesterov, bool maximize, bool is_first_step) {
   std::vector<py::list> lists = {params, grads};
@@ -130,16 +149,16 @@ void optim_sgd(py::list params, py::list grads, py::list bufs, double weight_dec
   const std::vector<Row> rows = gather("optim_sgd", lists, written);
   run_chunks(rows, [&](std::size_t, const Row& row, index_t b, index_t e) {
     if (row.dt == DType::f32)
-      sgd_range<float>(row, b, e, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step);
+      sgd_f32(row, b, e, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step);
     else
-      sgd_range<double>(row, b, e, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step);
+      sgd_f64(row, b, e, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step);
   });
 }
 
 // -- Adam / AdamW -----------------------------------------------------------------------------------
 
 template <class T>
-void adam_range(const Row& row, index_t b, index_t e, double step_size, double bc2_sqrt, double beta1, double beta2,
+FLAMBEAU_INLINE void adam_range(const Row& row, index_t b, index_t e, double step_size, double bc2_sqrt, double beta1, double beta2,
                 double lr, double weight_decay, double eps, bool maximize, bool decoupled, bool amsgrad) {
   T* __restrict p = static_cast<T*>(row.p[0]);
   const T* __restrict g = static_cast<const T*>(row.p[1]);
@@ -169,6 +188,15 @@ void adam_range(const Row& row, index_t b, index_t e, double step_size, double b
   }
 }
 
+FLAMBEAU_OPTIM_CLONES void adam_f32(const Row& r, index_t b, index_t e, double ss, double bc2, double b1, double b2,
+                              double lr, double wd, double eps, bool maximize, bool decoupled, bool amsgrad) {
+  adam_range<float>(r, b, e, ss, bc2, b1, b2, lr, wd, eps, maximize, decoupled, amsgrad);
+}
+FLAMBEAU_OPTIM_CLONES void adam_f64(const Row& r, index_t b, index_t e, double ss, double bc2, double b1, double b2,
+                              double lr, double wd, double eps, bool maximize, bool decoupled, bool amsgrad) {
+  adam_range<double>(r, b, e, ss, bc2, b1, b2, lr, wd, eps, maximize, decoupled, amsgrad);
+}
+
 void optim_adam(py::list params, py::list grads, py::list exp_avgs, py::list exp_avg_sqs, py::list max_exp_avg_sqs,
                 std::vector<double> step_sizes, std::vector<double> bc2_sqrts, double beta1, double beta2, double lr,
                 double weight_decay, double eps, bool maximize, bool decoupled, bool amsgrad) {
@@ -184,10 +212,10 @@ void optim_adam(py::list params, py::list grads, py::list exp_avgs, py::list exp
   }
   run_chunks(rows, [&](std::size_t r, const Row& row, index_t b, index_t e) {
     if (row.dt == DType::f32)
-      adam_range<float>(row, b, e, step_sizes[r], bc2_sqrts[r], beta1, beta2, lr, weight_decay, eps, maximize,
+      adam_f32(row, b, e, step_sizes[r], bc2_sqrts[r], beta1, beta2, lr, weight_decay, eps, maximize,
                         decoupled, amsgrad);
     else
-      adam_range<double>(row, b, e, step_sizes[r], bc2_sqrts[r], beta1, beta2, lr, weight_decay, eps, maximize,
+      adam_f64(row, b, e, step_sizes[r], bc2_sqrts[r], beta1, beta2, lr, weight_decay, eps, maximize,
                          decoupled, amsgrad);
   });
 }
@@ -195,7 +223,7 @@ void optim_adam(py::list params, py::list grads, py::list exp_avgs, py::list exp
 // -- Adagrad ----------------------------------------------------------------------------------------
 
 template <class T>
-void adagrad_range(const Row& row, index_t b, index_t e, double clr, double weight_decay, double eps, bool maximize) {
+FLAMBEAU_INLINE void adagrad_range(const Row& row, index_t b, index_t e, double clr, double weight_decay, double eps, bool maximize) {
   T* __restrict p = static_cast<T*>(row.p[0]);
   const T* __restrict g = static_cast<const T*>(row.p[1]);
   T* __restrict s = static_cast<T*>(row.p[2]);
@@ -209,22 +237,29 @@ void adagrad_range(const Row& row, index_t b, index_t e, double clr, double weig
   }
 }
 
+FLAMBEAU_OPTIM_CLONES void adagrad_f32(const Row& r, index_t b, index_t e, double clr, double wd, double eps, bool maximize) {
+  adagrad_range<float>(r, b, e, clr, wd, eps, maximize);
+}
+FLAMBEAU_OPTIM_CLONES void adagrad_f64(const Row& r, index_t b, index_t e, double clr, double wd, double eps, bool maximize) {
+  adagrad_range<double>(r, b, e, clr, wd, eps, maximize);
+}
+
 void optim_adagrad(py::list params, py::list grads, py::list state_sums, std::vector<double> clrs, double weight_decay,
                    double eps, bool maximize) {
   const std::vector<Row> rows = gather("optim_adagrad", {params, grads, state_sums}, {true, false, true});
   if (clrs.size() != rows.size()) throw py::value_error("optim_adagrad: one learning rate per tensor is needed");
   run_chunks(rows, [&](std::size_t r, const Row& row, index_t b, index_t e) {
     if (row.dt == DType::f32)
-      adagrad_range<float>(row, b, e, clrs[r], weight_decay, eps, maximize);
+      adagrad_f32(row, b, e, clrs[r], weight_decay, eps, maximize);
     else
-      adagrad_range<double>(row, b, e, clrs[r], weight_decay, eps, maximize);
+      adagrad_f64(row, b, e, clrs[r], weight_decay, eps, maximize);
   });
 }
 
 // -- RMSprop ----------------------------------------------------------------------------------------
 
 template <class T>
-void rmsprop_range(const Row& row, index_t b, index_t e, double lr, double alpha, double eps, double weight_decay,
+FLAMBEAU_INLINE void rmsprop_range(const Row& row, index_t b, index_t e, double lr, double alpha, double eps, double weight_decay,
                    double momentum, bool centered, bool maximize) {
   T* __restrict p = static_cast<T*>(row.p[0]);
   const T* __restrict g = static_cast<const T*>(row.p[1]);
@@ -256,6 +291,15 @@ void rmsprop_range(const Row& row, index_t b, index_t e, double lr, double alpha
   }
 }
 
+FLAMBEAU_OPTIM_CLONES void rmsprop_f32(const Row& r, index_t b, index_t e, double lr, double alpha, double eps, double wd,
+                                 double mom, bool centered, bool maximize) {
+  rmsprop_range<float>(r, b, e, lr, alpha, eps, wd, mom, centered, maximize);
+}
+FLAMBEAU_OPTIM_CLONES void rmsprop_f64(const Row& r, index_t b, index_t e, double lr, double alpha, double eps, double wd,
+                                 double mom, bool centered, bool maximize) {
+  rmsprop_range<double>(r, b, e, lr, alpha, eps, wd, mom, centered, maximize);
+}
+
 void optim_rmsprop(py::list params, py::list grads, py::list square_avgs, py::list grad_avgs, py::list bufs, double lr,
                    double alpha, double eps, double weight_decay, double momentum, bool centered, bool maximize) {
   // Rows are laid out as (param, grad, square_avg, grad_avg, buf) whichever of the last two are used.
@@ -271,9 +315,9 @@ void optim_rmsprop(py::list params, py::list grads, py::list square_avgs, py::li
   const std::vector<Row> rows = gather("optim_rmsprop", lists, written);
   run_chunks(rows, [&](std::size_t, const Row& row, index_t b, index_t e) {
     if (row.dt == DType::f32)
-      rmsprop_range<float>(row, b, e, lr, alpha, eps, weight_decay, momentum, centered, maximize);
+      rmsprop_f32(row, b, e, lr, alpha, eps, weight_decay, momentum, centered, maximize);
     else
-      rmsprop_range<double>(row, b, e, lr, alpha, eps, weight_decay, momentum, centered, maximize);
+      rmsprop_f64(row, b, e, lr, alpha, eps, weight_decay, momentum, centered, maximize);
   });
 }
 

@@ -6,10 +6,17 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__GNUC__)
+// Forced: a call per element would stop the loops around these from vectorising.
+#define FLAMBEAU_INLINE inline __attribute__((always_inline))
+#else
+#define FLAMBEAU_INLINE inline
+#endif
+
 namespace flambeau {
 
 // 2**n for n in [-126, 127], built from the exponent bits.
-inline float pow2i(std::int32_t n) {
+FLAMBEAU_INLINE float pow2i(std::int32_t n) {
   const std::int32_t bits = (n + 127) << 23;
   float f;
   std::memcpy(&f, &bits, sizeof f);
@@ -19,7 +26,7 @@ inline float pow2i(std::int32_t n) {
 // e**x in float32, within about 1 ulp; branch-free so that `omp simd` loops vectorise.
 // x = n*ln2 + r with |r| <= ln2/2; e**r from its Taylor series to r**7 (truncation < 1e-8 relative);
 // 2**n applied as two factors so that results down to the smallest subnormal come out right.
-inline float vec_exp(float x) {
+FLAMBEAU_INLINE float vec_exp(float x) {
   constexpr float kMax = 88.72283905f;     // log(FLT_MAX)
   constexpr float kMin = -103.97208405f;   // log of the smallest subnormal
   const float xc = x > kMax ? kMax : (x < kMin ? kMin : x);
@@ -42,6 +49,6 @@ inline float vec_exp(float x) {
   return x != x ? x : (x > kMax ? inf : (x < kMin ? 0.0f : y));
 }
 
-inline double vec_exp(double x) { return std::exp(x); }
+FLAMBEAU_INLINE double vec_exp(double x) { return std::exp(x); }
 
 }  // namespace flambeau
