@@ -50,8 +50,11 @@ def test_arithmetic(threads, dtype):
     a, b = _rand(BIG, dtype, 1), _rand(BIG[1:], dtype, 2)
     ta, tb = fb.from_numpy(a), fb.from_numpy(b)
     np.testing.assert_array_equal((ta + tb).numpy(), a + b)
-    np.testing.assert_allclose(fb.add(ta, tb, alpha=3).numpy(), a + 3 * b, rtol=1e-6)
-    np.testing.assert_allclose(fb.sub(ta, tb, alpha=0.5).numpy(), a - dtype(0.5) * b, rtol=1e-6)
+    # a + alpha*b may be one fused multiply-add (as in PyTorch): within an ulp of |a| + |alpha*b|.
+    eps = np.finfo(dtype).eps
+    np.testing.assert_allclose(fb.add(ta, tb, alpha=3).numpy(), a + 3 * b, rtol=0, atol=2 * eps * np.abs(a + 3 * b).max())
+    np.testing.assert_allclose(fb.sub(ta, tb, alpha=0.5).numpy(), a - dtype(0.5) * b, rtol=0,
+                               atol=2 * eps * (np.abs(a) + np.abs(b)).max())
     np.testing.assert_array_equal((ta * 2.5).numpy(), a * dtype(2.5))
     np.testing.assert_array_equal((ta / tb).numpy(), a / b)
     np.testing.assert_array_equal(fb.maximum(ta, tb).numpy(), np.maximum(a, b))
@@ -63,7 +66,7 @@ def test_in_place_and_out(threads):
     a, b = _rand(BIG, seed=3), _rand(BIG, seed=4)
     t = fb.from_numpy(a.copy())
     t.add_(fb.from_numpy(b), alpha=2)
-    np.testing.assert_allclose(t.numpy(), a + 2 * b, rtol=1e-6)
+    np.testing.assert_allclose(t.numpy(), a + 2 * b, rtol=0, atol=2e-7 * np.abs(a + 2 * b).max())
     out = fb.from_numpy(np.empty(BIG[::-1], np.float32)).t()
     fb.mul(fb.from_numpy(a), fb.from_numpy(b), out=out)
     np.testing.assert_array_equal(out.numpy(), a * b)
