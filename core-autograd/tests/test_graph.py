@@ -151,3 +151,12 @@ def test_out_argument_refuses_autograd():
     with fb.no_grad():
         fb.add(x, 1, out=out)
     assert out.item() == 2.0
+
+
+def test_retain_grad_survives_inplace():
+    x = fb.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.add_(1)
+    (y * 3).sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), [3.0, 3.0])

@@ -7,6 +7,7 @@ history through a ``CopySlices`` node.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from flambeau._dtypes import _FLOAT
@@ -406,10 +407,16 @@ class Recorder:
         if all(e[0] is None for e in node.next_functions):
             return
         if base is None:
+            old = o.grad_fn
             o._requires_grad = True
             o.grad_fn = node
-            if o._autograd is not None:
-                o._autograd.output_nr = 0
+            m = o._autograd
+            if m is not None:
+                if m.retains_grad and old is not None and old._retained:
+                    # retain_grad() follows the tensor onto its new node
+                    old._retained.pop(m.output_nr, None)
+                    node._retained = {0: weakref.ref(o)}
+                m.output_nr = 0
             return
         refresh_view(o)
         copy_slices = CopySlices(base, o, node)
