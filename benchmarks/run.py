@@ -59,7 +59,10 @@ def main(argv: list[str] | None = None) -> list:
     parser.add_argument("--quick", action="store_true", help="fewer, shorter blocks (a smoke run, noisier)")
     parser.add_argument("--libs", default="flambeau,numpy,torch", help="comma-separated libraries")
     parser.add_argument("--json", metavar="FILE", help="also write the results and environment as JSON")
+    parser.add_argument("--threads", type=int, default=_harness.THREADS,
+                        help=f"threads for every library's kernels (default {_harness.THREADS})")
     args = parser.parse_args(argv)
+    _harness.THREADS = args.threads
     libs = _harness.load_libraries(tuple(args.libs.split(",")))
     env = environment(libs)
     for key, value in env.items():
