@@ -118,3 +118,16 @@ def test_reductions(threads, dim, keepdim):
     if dim is not None:
         np.testing.assert_array_equal(fb.amax(t, dim, keepdim).numpy(), a.max(axis=axis, keepdims=keepdim))
         np.testing.assert_array_equal(fb.amin(t, dim, keepdim).numpy(), a.min(axis=axis, keepdims=keepdim))
+
+
+@pytest.mark.parametrize("dim,keepdim", [(0, False), (1, True), (-1, False)])
+def test_max_min_along_a_dim(threads, dim, keepdim):
+    a = _rand((400, 130), np.float64, 7)
+    t = fb.from_numpy(a)
+    values, indices = fb.max(t, dim, keepdim)
+    np.testing.assert_array_equal(values.numpy(), a.max(axis=dim, keepdims=keepdim))
+    np.testing.assert_array_equal(indices.numpy(), np.argmax(a, axis=dim, keepdims=keepdim))
+    values, indices = fb.min(t, dim, keepdim)
+    np.testing.assert_array_equal(values.numpy(), a.min(axis=dim, keepdims=keepdim))
+    np.testing.assert_array_equal(fb.argmin(t, dim, keepdim).numpy(), np.argmin(a, axis=dim, keepdims=keepdim))
+    assert fb.argmax(t).item() == int(np.argmax(a))

@@ -112,3 +112,66 @@ def test_empty_reductions():
     assert np.isnan(out).all()
     with pytest.raises(ValueError, match="empty"):
         _C.reduce(_C.REDUCE_OPS["amax"], x, out, [1], False)
+
+
+@st.composite
+def arg_cases(draw):
+    dtype = draw(st.sampled_from(FLOATS))
+    shape = draw(st.lists(st.integers(1, 6), min_size=1, max_size=4).map(tuple))
+    dim = draw(st.integers(0, len(shape) - 1))
+    keepdim = draw(st.booleans())
+    out_shape = _expected_shape(shape, [dim], keepdim)
+    return (dtype, shape, dim, keepdim, draw(st.one_of(st.none(), layouts(shape))),
+            draw(st.one_of(st.none(), layouts(out_shape))), draw(st.booleans()), draw(st.booleans()),
+            draw(st.integers(0, 2**32 - 1)))
+
+
+def _torch_arg(x, dim, is_max):
+    """PyTorch's index: the first NaN if any, else the first extreme (numpy's argmax agrees)."""
+    return (np.argmax if is_max else np.argmin)(x, axis=dim)
+
+
+@settings(max_examples=200, deadline=None)
+@given(arg_cases())
+def test_arg_reduce_matches_numpy(case):
+    dtype, shape, dim, keepdim, lx, lo, is_max, ties, seed = case
+    rng = np.random.default_rng(seed)
+    x = make(rng, shape, dtype, lx, specials=True)
+    if ties:  # few distinct values: ties must go to the first index
+        x[...] = np.round(x.clip(-2, 2))
+    out_shape = _expected_shape(shape, [dim], keepdim)
+    values = make(rng, out_shape, dtype, lo, specials=False)
+    indices = np.full(out_shape, -1, np.int64)
+    assert _C.arg_reduce(is_max, x, values, indices, dim, keepdim) is True
+    expected = np.expand_dims(_torch_arg(x, dim, is_max), dim) if keepdim else _torch_arg(x, dim, is_max)
+    np.testing.assert_array_equal(indices, expected)
+    taken = np.take_along_axis(x, np.expand_dims(expected, dim) if not keepdim else expected, axis=dim)
+    np.testing.assert_array_equal(values, taken.reshape(out_shape))
+    only = np.full(out_shape, -1, np.int64)
+    assert _C.arg_reduce(is_max, x, None, only, dim, keepdim)
+    np.testing.assert_array_equal(only, expected)
+
+
+@pytest.mark.parametrize("shape,dim", [((3000, 40), 0), ((40, 3000), 1), ((20, 30, 200), 1), ((100_000, 2), 0)])
+def test_large_arg_reduce(shape, dim):
+    x = np.random.default_rng(2).standard_normal(shape)
+    x[1, 1] = np.nan
+    values = np.empty(_expected_shape(shape, [dim], False))
+    indices = np.empty(values.shape, np.int64)
+    assert _C.arg_reduce(False, x, values, indices, dim, False)
+    np.testing.assert_array_equal(indices, np.argmin(x, axis=dim))
+    np.testing.assert_array_equal(values, np.min(x, axis=dim))
+
+
+def test_arg_reduce_bad_arguments():
+    x = np.ones((3, 4))
+    with pytest.raises(IndexError):
+        _C.arg_reduce(True, x, None, np.empty(3, np.int64), 2, False)
+    with pytest.raises(ValueError):
+        _C.arg_reduce(True, x, None, np.empty(4, np.int64), 1, False)
+    with pytest.raises(TypeError):
+        _C.arg_reduce(True, x, None, np.empty(3, np.int32), 1, False)
+    with pytest.raises(TypeError):
+        _C.arg_reduce(True, x, np.empty(3, np.float32), np.empty(3, np.int64), 1, False)
+    with pytest.raises(ValueError, match="empty"):
+        _C.arg_reduce(True, np.ones((3, 0)), None, np.empty(3, np.int64), 1, False)

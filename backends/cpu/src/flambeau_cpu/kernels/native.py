@@ -166,6 +166,34 @@ def _extreme(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
+_arg_reduce = _C.arg_reduce
+
+
+def _extreme_dim(is_max: bool, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """max_dim / min_dim: values and indices along one dim."""
+    def kernel(input, dim, keepdim, out):
+        values, indices = out
+        if (input.size >= GRAIN and input.ndim and _float(input.dtype) and values.dtype is input.dtype
+                and _threads() > 1 and _arg_reduce(is_max, input, values, indices, dim % input.ndim, bool(keepdim))):
+            return
+        numpy_kernel(input, dim, keepdim, out)
+
+    kernel.__name__ = "max_dim" if is_max else "min_dim"
+    return kernel
+
+
+def _arg(is_max: bool, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """argmax / argmin along one dim (over all elements numpy does it)."""
+    def kernel(input, dim, keepdim, out):
+        if (input.size >= GRAIN and dim is not None and input.ndim and _float(input.dtype) and _threads() > 1
+                and _arg_reduce(is_max, input, None, out, dim % input.ndim, bool(keepdim))):
+            return
+        numpy_kernel(input, dim, keepdim, out)
+
+    kernel.__name__ = "argmax" if is_max else "argmin"
+    return kernel
+
+
 _NP = _np_ew.KERNELS
 KERNELS: dict[str, Callable[..., Any]] = {
     "add": add, "sub": sub, "div": div,
@@ -176,6 +204,10 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "mean": _reduction("mean", _np_red.KERNELS["mean"]),
     "amax": _extreme("amax", _np_red.KERNELS["amax"]),
     "amin": _extreme("amin", _np_red.KERNELS["amin"]),
+    "max_dim": _extreme_dim(True, _np_red.KERNELS["max_dim"]),
+    "min_dim": _extreme_dim(False, _np_red.KERNELS["min_dim"]),
+    "argmax": _arg(True, _np_red.KERNELS["argmax"]),
+    "argmin": _arg(False, _np_red.KERNELS["argmin"]),
 }
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     KERNELS[_name] = _comparison(_name, _NP[_name])
