@@ -1,8 +1,6 @@
 """gradcheck / gradgradcheck themselves: they must fail on wrong gradients, with PyTorch's report."""
 from __future__ import annotations
 
-import warnings
-
 import pytest
 
 import flambeau as fb

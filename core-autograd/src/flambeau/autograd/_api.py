@@ -1,7 +1,7 @@
 """``flambeau.autograd.backward`` and ``flambeau.autograd.grad``."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 from flambeau._tensor import Tensor
 

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from flambeau._tensor import Tensor
 
-from ._node import AccumulateGrad, Node, edge, output_nr
+from ._node import AccumulateGrad, Node, edge
 from .grad_mode import ANOMALY, STATE
 
 

@@ -13,9 +13,9 @@ from typing import Any
 from flambeau._dtypes import _FLOAT
 from flambeau._tensor import Tensor
 from flambeau.ops._decl import OPTIONAL_TENSOR_LIST, TENSOR_LIST, tensor_kind
-from flambeau.ops._registry import FUNCTIONS, GRADIENTS, OPS
+from flambeau.ops._registry import GRADIENTS, OPS
 
-from ._node import NO_EDGE, Node, SavedTensor, TensorMeta, _sequence, accumulator, edge, output_nr, refresh_view
+from ._node import NO_EDGE, Node, SavedTensor, TensorMeta, _sequence, accumulator, edge, refresh_view
 from .formula import Formula
 from .grad_mode import ANOMALY, STATE
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .grad_mode import ANOMALY, STATE, _DecoratorContextManager
+from .grad_mode import ANOMALY, _DecoratorContextManager
 
 
 class detect_anomaly(_DecoratorContextManager):

@@ -1,8 +1,6 @@
 """Backward formulas of copies, casts, fills and advanced indexing."""
 from __future__ import annotations
 
-from flambeau._tensor import Tensor
-
 from ..formula import Formula
 from ._helpers import zeros
 
