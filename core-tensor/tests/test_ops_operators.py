@@ -204,3 +204,9 @@ def test_scalar_does_not_widen():
     r = fb.tensor([1, 2], dtype=fb.int8) * fb.tensor(100)
     assert r.dtype is fb.int8 and r.tolist() == [100, -56]  # wraps like int8 arithmetic
     assert (fb.tensor([1.], dtype=fb.float16) * 100000.).dtype is fb.float16
+
+
+def test_integer_pow_with_negative_exponent_tensor():
+    # only a Python-scalar negative exponent is refused; a tensor of them follows C integer maths
+    result = fb.tensor([2, 3, 1, -1, -1, 0]) ** fb.tensor([-1, 2, -5, -3, -2, 3])
+    assert result.tolist() == [0, 9, 1, -1, 1, 0] and result.dtype is fb.int64

@@ -77,7 +77,15 @@ def fmod(input, other, out):
 def pow(input, exponent, out):
     if out.dtype.kind in "iu" and isinstance(exponent, np.ndarray) and exponent.dtype.kind == "i" \
             and np.any(exponent < 0):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+        # PyTorch's integer pow with a negative exponent tensor: 1 ** -n = 1, (-1) ** -n = +-1, else 0
+        # (numpy refuses it). A negative Python-scalar exponent was refused by the meta function.
+        base = np.asarray(input)
+        negative = exponent < 0
+        safe = np.power(base, np.where(negative, 0, exponent))
+        odd = (exponent % 2) == 1
+        at_negative = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+        np.copyto(out, np.where(negative, at_negative, safe), casting="unsafe")
+        return
     np.power(input, exponent, out=out, casting="unsafe")
 
 
