@@ -74,26 +74,40 @@ def test_needs_input_grad_and_no_record_without_grad():
 
 
 def test_mark_non_differentiable_and_materialize():
-    class Sort(Function):
+    class DoubleWithIndex(Function):
         @staticmethod
         def forward(ctx, x):
-            idx = fb.tensor(np.argsort(x.detach().numpy()))
-            out = x[idx] if "index" in fb.ops.declarations() else x * 1
+            idx = x.argmax()
             ctx.mark_non_differentiable(idx)
-            ctx.save_for_backward(idx)
-            return out, idx
+            return x * 2, idx
 
         @staticmethod
         def backward(ctx, g_out, g_idx):
-            assert g_idx is None or float(g_idx.abs().sum()) == 0.0
-            (idx,) = ctx.saved_tensors
-            return g_out[idx.argsort()] if False else g_out * 0 + 1
+            assert g_idx is None  # integer outputs get no gradient to materialize
+            return g_out * 2
 
     x = fb.tensor([3.0, 1.0, 2.0], requires_grad=True)
-    out, idx = Sort.apply(x)
+    out, idx = DoubleWithIndex.apply(x)
     assert out.requires_grad and not idx.requires_grad
     out.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [1.0, 1.0, 1.0])
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0, 2.0])
+
+
+def test_materialized_zero_gradient_for_unused_output():
+    class Two(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1, x * 2
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            assert float(g2.abs().sum()) == 0.0  # materialized as zeros
+            return g1 + g2 * 2
+
+    x = fb.tensor([1.0], requires_grad=True)
+    a, _ = Two.apply(x)
+    a.sum().backward()
+    assert x.grad.item() == 1.0
 
 
 def test_set_materialize_grads_false():
