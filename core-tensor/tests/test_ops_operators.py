@@ -210,3 +210,61 @@ def test_integer_pow_with_negative_exponent_tensor():
     # only a Python-scalar negative exponent is refused; a tensor of them follows C integer maths
     result = fb.tensor([2, 3, 1, -1, -1, 0]) ** fb.tensor([-1, 2, -5, -3, -2, 3])
     assert result.tolist() == [0, 9, 1, -1, 1, 0] and result.dtype is fb.int64
+
+
+# -- properties: operators against numpy, in PyTorch's result dtype ---------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+NUMERIC = [fb.uint8, fb.int8, fb.int16, fb.int32, fb.int64, fb.float16, fb.float32, fb.float64]
+OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+
+
+@st.composite
+def operand_pairs(draw):
+    shape_a = tuple(draw(st.lists(st.integers(1, 3), min_size=0, max_size=3)))
+    # b broadcasts against a: drop leading dims and set some to 1
+    keep = draw(st.integers(0, len(shape_a)))
+    shape_b = tuple(1 if draw(st.booleans()) else s for s in shape_a[len(shape_a) - keep:])
+    if draw(st.booleans()):
+        shape_a, shape_b = shape_b, shape_a
+    dt_a, dt_b = draw(st.sampled_from(NUMERIC)), draw(st.sampled_from(NUMERIC))
+    values = st.integers(0, 20)
+    a = np.array(draw(st.lists(values, min_size=int(np.prod(shape_a)), max_size=int(np.prod(shape_a)))))
+    b = np.array(draw(st.lists(values, min_size=int(np.prod(shape_b)), max_size=int(np.prod(shape_b)))))
+    return a.reshape(shape_a), dt_a, b.reshape(shape_b), dt_b, draw(st.sampled_from(sorted(OPERATORS)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(operand_pairs())
+def test_tensor_tensor_operators_match_numpy(case):
+    a, dt_a, b, dt_b, symbol = case
+    ta, tb = fb.tensor(a, dtype=dt_a), fb.tensor(b, dtype=dt_b)
+    result = OPERATORS[symbol](ta, tb)
+    expected_dtype = fb.result_type(ta, tb)
+    if ta.ndim and tb.ndim:
+        assert expected_dtype is fb.promote_types(dt_a, dt_b)
+    assert result.dtype is expected_dtype and result.shape == np.broadcast_shapes(a.shape, b.shape)
+    np_dtype = expected_dtype.numpy_dtype
+    with np.errstate(over="ignore"):
+        expected = OPERATORS[symbol](a.astype(np_dtype), b.astype(np_dtype))
+    np.testing.assert_allclose(result.numpy().astype(np.float64), expected.astype(np.float64), rtol=1e-3)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(NUMERIC), st.sampled_from([2, 3, 2.5, 0.5, True]), st.sampled_from(sorted(OPERATORS)),
+       st.booleans())
+def test_tensor_scalar_operators_keep_the_tensor_dtype_category(dtype, scalar, symbol, reflected):
+    t = fb.tensor([1, 2, 3], dtype=dtype)
+    if isinstance(scalar, bool) and symbol == "-":
+        return  # bool subtraction is refused (tested above)
+    result = OPERATORS[symbol](scalar, t) if reflected else OPERATORS[symbol](t, scalar)
+    lifts = isinstance(scalar, float) and not dtype.is_floating_point
+    assert result.dtype is (fb.float32 if lifts else dtype)
+    values = np.array([1, 2, 3], dtype=np.float64)
+    expected = OPERATORS[symbol](float(scalar), values) if reflected else OPERATORS[symbol](values, float(scalar))
+    got = result.numpy().astype(np.float64)
+    if not result.dtype.is_floating_point:
+        expected = expected.astype(np.int64).astype(dtype.numpy_dtype).astype(np.float64)  # wraps like the dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-3)
