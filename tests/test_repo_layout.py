@@ -89,7 +89,9 @@ def test_meta_package_requires_every_first_party_library():
 def _tox_envs() -> dict[str, str]:
     parser = configparser.ConfigParser(interpolation=None)
     parser.read(ROOT / "tox.ini")
-    return {s.split(":", 1)[1]: parser[s].get("deps", "") for s in parser.sections() if s.startswith("testenv:")}
+    return {
+        s.split(":", 1)[1]: parser[s].get("commands_pre", "") for s in parser.sections() if s.startswith("testenv:")
+    }
 
 
 def _tox_env_name(folder: str) -> str:
@@ -104,7 +106,7 @@ def test_tox_has_an_environment_per_package(folder):
     env = _tox_env_name(folder)
     assert env in envs, f"tox.ini has no [testenv:{env}] for {folder}"
     # It installs the package itself and every first-party package it depends on, from local paths.
-    deps = envs[env]
+    deps = envs[env]  # commands_pre: the pip call with the local folders
     assert f"{{tox_root}}/{folder}" in deps
     by_name = {_dist_name(f): f for f in package_folders()}
     for dep in _first_party_requirements(folder):
