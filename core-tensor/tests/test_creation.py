@@ -197,7 +197,8 @@ def test_out_argument():
     (lambda: fb.zeros(2.5), TypeError, "zeros(): argument 'size' (position 1) must be tuple of ints, not float"),
     (lambda: fb.zeros("a"), TypeError, "zeros(): argument 'size' (position 1) must be tuple of ints, not str"),
     (lambda: fb.zeros(2, 2.5), TypeError,
-     "zeros(): argument 'size' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got float\""),
+     "zeros(): argument 'size' failed to unpack the object at pos 2 with error "
+     "\"type must be tuple of ints,but got float\""),
     (lambda: fb.full(2, 3), TypeError, "full(): argument 'size' (position 1) must be tuple of ints, not int"),
 ])
 def test_size_errors(call, error, message):

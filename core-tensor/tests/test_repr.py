@@ -3,6 +3,7 @@
 The expected strings below were produced by PyTorch 2.x for the same expressions and are kept
 here verbatim; the tests do not need PyTorch.
 """
+# ruff: noqa: E501  (the expected strings are PyTorch's output, kept verbatim)
 from __future__ import annotations
 
 import pytest

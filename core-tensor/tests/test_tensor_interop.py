@@ -149,7 +149,7 @@ def test_contains():
     assert 3 in t and 5 not in t and fb.tensor([1, 2]) in t and 2.0 in t
     with pytest.raises(RuntimeError, match="Tensor.__contains__ only supports Tensor or scalar, but you passed in "
                                            "a <class 'str'>."):
-        "a" in t
+        _ = "a" in t
 
 
 def test_casts_follow_pytorch_conversions():

@@ -158,7 +158,8 @@ def test_narrow_select_unfold():
     s[0] = 50
     assert m.tolist() == [[0, 1, 50], [3, 4, 5]] and s.stride() == (3,) and s.storage_offset() == 2
     assert m.select(0, -1).tolist() == [3, 4, 5]
-    with pytest.raises(IndexError, match=r"select\(\): index 3 out of range for tensor of size \[2, 3\] at dimension 1"):
+    with pytest.raises(IndexError,
+                       match=r"select\(\): index 3 out of range for tensor of size \[2, 3\] at dimension 1"):
         m.select(1, 3)
     with pytest.raises(IndexError, match=r"select\(\) cannot be applied to a 0-dim tensor."):
         fb.tensor(1).select(0, 0)

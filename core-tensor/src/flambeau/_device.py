@@ -41,7 +41,8 @@ class device:
         name, sep, ordinal = type.partition(":")
         if sep:
             if index is not None:
-                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
+                raise RuntimeError(
+                    f"type (string) must not include an index because index was passed explicitly: {type}")
             if not ordinal.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type}'")
             index = int(ordinal)

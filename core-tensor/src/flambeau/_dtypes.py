@@ -90,7 +90,7 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
     except KeyError:
         pass
     if np_dtype.name == "bfloat16":
-        bfloat16.numpy_dtype  # registers it
+        _ = bfloat16.numpy_dtype  # importing ml_dtypes registers it
         return bfloat16
     raise TypeError(
         f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported types are: "

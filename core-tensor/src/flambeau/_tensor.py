@@ -139,7 +139,9 @@ class Tensor:
     @property
     def mT(self) -> "Tensor":
         if self.ndim < 2:
-            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+            raise RuntimeError(
+                f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor."
+            )
         return self.transpose(-2, -1)
 
     @property
@@ -303,7 +305,8 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self.numel() == 0 else 'more than one value'} is ambiguous")
+            what = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
         return bool(self.item())
 
     def _scalar(self) -> Any:
@@ -346,7 +349,8 @@ class Tensor:
 
     def __deepcopy__(self, memo: dict) -> "Tensor":
         if not self.is_leaf:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.")
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.")
         result = self.clone().detach()
         if self._requires_grad:
             result.requires_grad_(True)
