@@ -141,6 +141,13 @@ def test_from_numpy_shares_both_ways():
     assert strided.stride() == (2,) and strided.shape == (5,)
 
 
+def test_non_native_byte_order_is_refused():
+    big_endian = np.arange(3, dtype=">f8")
+    for make in (fb.tensor, fb.as_tensor, fb.from_numpy):
+        with pytest.raises(ValueError, match="given numpy array has byte order different from the native"):
+            make(big_endian)
+
+
 def test_from_numpy_errors():
     with pytest.raises(ValueError, match="At least one stride in the given numpy array is negative"):
         fb.from_numpy(np.arange(5)[::-1])

@@ -24,6 +24,10 @@ def _finish(result: Tensor, requires_grad: bool) -> Tensor:
     return result
 
 
+_BYTE_ORDER_ERROR = ("given numpy array has byte order different from the native byte order. "
+                     "Conversion between byte orders is currently not supported.")
+
+
 def _leaf_dtype(value: Any) -> _dtypes.dtype:
     """The dtype one element of nested data contributes to inference (PyTorch's infer_scalar_type)."""
     if isinstance(value, Tensor):
@@ -31,6 +35,8 @@ def _leaf_dtype(value: Any) -> _dtypes.dtype:
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype.kind in "OUS":  # (bfloat16 is kind "V": from_numpy_dtype tells it from other voids)
             raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
+        if not value.dtype.isnative:
+            raise ValueError(_BYTE_ORDER_ERROR)
         return _dtypes.from_numpy_dtype(value.dtype)
     if isinstance(value, (bool, np.bool_)):
         return _dtypes.bool
@@ -226,8 +232,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
             "array.copy().) "
         )
     if not ndarray.dtype.isnative:
-        raise ValueError("given numpy array has byte order different from the native byte order. "
-                         "Conversion between byte orders is currently not supported.")
+        raise ValueError(_BYTE_ORDER_ERROR)
     if any(s % ndarray.itemsize for s in ndarray.strides):
         raise ValueError("given numpy array strides not a multiple of the element byte size. "
                          "Copy the numpy array to reallocate the memory.")
