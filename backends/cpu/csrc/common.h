@@ -89,6 +89,24 @@ inline void split_range(index_t total, int tid, int nthreads, index_t& begin, in
   end = begin + base + (tid < extra ? 1 : 0);
 }
 
+// Elements per unit of work handed to a thread.
+constexpr index_t kParallelChunk = 65536;
+
+// Runs fn(begin, end) over [0, n): in one piece on one thread when small, else in chunks of `chunk`
+// handed to the threads as they come free. Dynamic hand-out matters on a busy machine: a worker that
+// wakes late (or is preempted) takes fewer chunks instead of holding every other thread up.
+template <class Fn>
+void parallel_chunks(index_t n, index_t chunk, Fn&& fn) {
+  const index_t nchunks = chunk > 0 ? (n + chunk - 1) / chunk : 1;
+  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(n), nchunks));
+  if (nthreads <= 1) {
+    if (n > 0) fn(index_t(0), n);
+    return;
+  }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+  for (index_t c = 0; c < nchunks; ++c) fn(c * chunk, std::min(n, (c + 1) * chunk));
+}
+
 // -- dtypes ---------------------------------------------------------------------------------------
 
 enum class DType { f32, f64, boolean, i64, other };

@@ -132,22 +132,6 @@ bool c_contiguous(const py::array& a) {
   return (a.flags() & py::array::c_style) != 0;
 }
 
-// Runs fn(begin, end) over [0, n), split over threads when n is large.
-template <class Fn>
-void parallel_range(index_t n, Fn&& fn) {
-  const int nthreads = threads_for(n);
-  if (nthreads <= 1) {
-    fn(index_t(0), n);
-    return;
-  }
-#pragma omp parallel num_threads(nthreads)
-  {
-    index_t begin, end;
-    split_range(n, thread_id(), team_size(), begin, end);
-    fn(begin, end);
-  }
-}
-
 // -- drivers ---------------------------------------------------------------------------------------
 
 // out = f(a, b) where b is an array, or a scalar when `b` is null (then `scalar` holds it).
@@ -162,7 +146,7 @@ void run_binary(const py::array& a, const py::array* b, T scalar, py::array& out
       (!b || (c_contiguous(*b) && both_contiguous_same_shape(*b, out)))) {
     const index_t sb = b ? 1 : 0;
     py::gil_scoped_release nogil;
-    parallel_range(n, [&](index_t begin, index_t end) {
+    parallel_chunks(n, kParallelChunk, [&](index_t begin, index_t end) {
       binary_row(o + begin, pa + begin, pb + begin * sb, end - begin, 1, 1, sb, f);
     });
     return;
@@ -256,7 +240,7 @@ void run_unary(const py::array& a, py::array& out, F f) {
   const T* pa = static_cast<const T*>(a.data());
   if (c_contiguous(out) && c_contiguous(a) && both_contiguous_same_shape(a, out)) {
     py::gil_scoped_release nogil;
-    parallel_range(out.size(), [&](index_t begin, index_t end) {
+    parallel_chunks(out.size(), kParallelChunk, [&](index_t begin, index_t end) {
       unary_row(o + begin, pa + begin, end - begin, 1, 1, f);
     });
     return;

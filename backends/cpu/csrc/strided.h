@@ -112,17 +112,7 @@ void run_loop(const StridedLoop& L, Row&& row) {
       pos += n;
     }
   };
-  const int nthreads = threads_for(L.numel);
-  if (nthreads <= 1) {
-    work(0, L.numel);
-    return;
-  }
-#pragma omp parallel num_threads(nthreads)
-  {
-    index_t begin, end;
-    split_range(L.numel, thread_id(), team_size(), begin, end);
-    work(begin, end);
-  }
+  parallel_chunks(L.numel, kParallelChunk, work);
 }
 
 }  // namespace flambeau
