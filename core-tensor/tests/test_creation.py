@@ -76,7 +76,7 @@ def test_tensor_with_dtype_casts():
 
 
 @pytest.mark.parametrize("data, dtype, name", [(300, fb.uint8, "uint8"), (200, fb.int8, "int8"),
-                                               ([1e10], fb.int32, "int32")])
+                                               ([1e10], fb.int32, "int32"), ([-1.5], fb.uint8, "uint8")])
 def test_tensor_overflow(data, dtype, name):
     with pytest.raises(RuntimeError, match=f"value cannot be converted to type {name} without overflow"):
         fb.tensor(data, dtype=dtype)
@@ -251,6 +251,8 @@ def test_like_factories():
     ((0.5, 3), {"dtype": fb.int64}, [0, 1, 2], fb.int64),
     ((1, 4), {"dtype": fb.float16}, [1, 2, 3], fb.float16),
     ((True,), {}, [0], fb.int64),
+    ((0, 2, 0.5), {"dtype": fb.int32}, [0, 0, 0, 0], fb.int32),  # start and step truncated, length exact
+    ((-5, 5, 3), {}, [-5, -2, 1, 4], fb.int64),
     ((), {"start": 2, "end": 5}, [2, 3, 4], fb.int64),
     ((), {"end": 3}, [0, 1, 2], fb.int64),
 ])

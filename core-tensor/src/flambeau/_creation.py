@@ -167,7 +167,8 @@ def _check_overflow(array: np.ndarray, dt: _dtypes.dtype) -> None:
     if dt._category != _dtypes._INT or array.size == 0 or array.dtype.kind not in "iuf":
         return
     info = np.iinfo(dt.numpy_dtype)
-    low = -int(info.max) if not dt.is_signed else int(info.min)
+    # Python ints wrap into an unsigned dtype from -max up (-1 -> 255); Python floats must fit as they are.
+    low = -int(info.max) if not dt.is_signed and array.dtype.kind != "f" else int(info.min)
     lo, hi = array.min(), array.max()
     if lo < low or hi > int(info.max):
         raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")

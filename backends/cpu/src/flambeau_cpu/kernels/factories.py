@@ -12,7 +12,10 @@ def _unwrap(value: Any) -> Any:
 
 def arange(start, end, step, dtype, device, requires_grad, out):
     count = out.shape[0]
-    if out.dtype.kind in "iu" and all(isinstance(v, int) for v in (start, end, step)):
+    if out.dtype.kind in "iub":
+        # PyTorch computes an integral arange in int64: start and step are truncated first
+        # (the length was computed from the exact values), so arange(0, 2, 0.5, dtype=int) is all 0.
+        start, step = int(_unwrap(start)), int(_unwrap(step))
         np.copyto(out, start + step * np.arange(count, dtype=np.int64), casting="unsafe")
     else:
         np.copyto(out, start + step * np.arange(count, dtype=np.float64), casting="unsafe")
