@@ -1,6 +1,6 @@
 """Run flambeau's benchmarks: ``python benchmarks/run.py [--quick] [--json FILE] [NAME ...]``.
 
-NAME is any of ``overhead elementwise reduction matmul import`` (all by default). flambeau,
+NAME is any of ``overhead small elementwise reduction matmul import`` (all by default). flambeau,
 numpy and, when it imports, PyTorch run interleaved in one process, each with 2 threads.
 Benchmarks measure; they do not pass or fail. Results and the commands that produced them
 go in ``docs/performance.md``.
@@ -19,11 +19,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import _harness  # noqa: E402
 
-BENCHMARKS = ("overhead", "elementwise", "reduction", "matmul", "import")
+BENCHMARKS = ("overhead", "small", "elementwise", "reduction", "matmul", "import")
 
 
 def _module(name: str):
-    return __import__({"overhead": "bench_overhead", "elementwise": "bench_elementwise",
+    return __import__({"overhead": "bench_overhead", "small": "bench_small_ops", "elementwise": "bench_elementwise",
                        "reduction": "bench_reduction", "matmul": "bench_matmul", "import": "bench_import"}[name])
 
 
