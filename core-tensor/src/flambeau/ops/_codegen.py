@@ -100,6 +100,7 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         out = params[0].name if inplace else "out"
         body.append(f"return _run_compute(_OP, _dev, {args_tuple}, {natives_tuple}, {out}, _rg, {inplace})")
     elif decl.kind == VIEW:
+        body += _view_lines(decl, args_tuple, natives_tuple)
         body.append(f"return _run_view(_OP, _dev, {args_tuple}, {natives_tuple}, _rg)")
     elif decl.kind == DYNAMIC:
         body.append(f"return _run_dynamic(_OP, _dev, {args_tuple}, {natives_tuple}, _rg)")
@@ -122,6 +123,7 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         "_wrap": _dispatch.wrap,
         "_finish": _dispatch.finish_compute,
         "_D": _dispatch,
+        "_DT": _dispatch._dtypes,
     }
     namespace.update({f"_D_{p.name}": p.default for p in params if p.default is not p.empty})
     source = "\n".join(lines)
@@ -157,6 +159,24 @@ def _fresh_output_lines(decl: OpDecl, args_tuple: str, natives_tuple: str) -> li
         "        _r = _wrap(_o, _dt, _dev)",
         f"        if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'functional', None)",
         "        return _r",
+    ]
+
+
+def _view_lines(decl: OpDecl, args_tuple: str, natives_tuple: str) -> list[str]:
+    """``run_view`` written out in the op's own function when the device has a kernel (a few
+    percent of a small view op; the view's meta is most of the rest)."""
+    base = decl.parameters[0].name
+    return [
+        "_table = _TABLES[_dev.type]",
+        f"_k = _table.get({decl.name!r})",
+        "if _k is not None:",
+        f"    _meta({args_tuple[1:-2]})",
+        f"    _n = _k({natives_tuple[1:-2]})",
+        "    _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)",
+        f"    _r._version = {base}._version",
+        f"    _r._base = {base} if {base}._base is None else {base}._base",
+        f"    if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'view', None)",
+        "    return _r",
     ]
 
 

@@ -73,6 +73,11 @@ def finish_compute(op: OpDecl, dev: Any, table: Any, kernel: Any, args: tuple, n
 
 
 def run_view(op: OpDecl, dev: Any, args: tuple, natives: tuple, rg: bool) -> Any:
+    """A view op: its kernel's native view, wrapped, sharing the base's version counter.
+
+    The generated op functions inline the path with a kernel (``_codegen._view_lines``); keep
+    the two in step.
+    """
     table = TABLES[dev.type]
     try:
         kernel = table[op.name]
