@@ -7,8 +7,8 @@ import pytest
 import flambeau as fb
 from flambeau import optim
 
-import reference as ref
-from conftest import PROBLEMS, as_param
+import optim_reference as ref
+from optim_problems import PROBLEMS, as_param
 
 STEPS = 25
 

@@ -41,7 +41,8 @@ def test_dispatched_op_matches_composite_float32(op, cls, kwargs):
     fused, _ = _run(cls, kwargs, None)
     composite, _ = _run(cls, kwargs, False)
     for a, b in zip(fused, composite):
-        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+        # Values reach ~10 after 20 steps: float32 rounding (and FMA contraction) is ~1e-6 there.
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("op, cls, kwargs", FUSED[::2], ids=lambda x: x if isinstance(x, str) else "")

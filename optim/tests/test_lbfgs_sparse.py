@@ -7,7 +7,7 @@ import pytest
 import flambeau as fb
 from flambeau import optim
 
-from conftest import A, B, as_param, quadratic_grad, rosenbrock_grad
+from optim_problems import A, B, as_param, quadratic_grad, rosenbrock_grad
 
 
 def quadratic(x):

@@ -12,7 +12,7 @@ import pytest
 import flambeau as fb
 from flambeau import optim
 
-from conftest import PROBLEMS, as_param
+from optim_problems import PROBLEMS, as_param
 
 ALL = [
     (optim.SGD, dict(lr=1e-2, momentum=0.9, nesterov=True)),
