@@ -301,3 +301,52 @@ def test_warning_free_default_step():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         opt.step()
+
+
+def test_subclass_calling_super_step_runs_hooks_once():
+    class MyAdam(optim.Adam):
+        def step(self, closure=None):
+            return super().step(closure)
+
+    a = fb.tensor([1.0])
+    a.grad = fb.tensor([1.0])
+    opt = MyAdam([a])
+    calls = []
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append(1))
+    opt.step()
+    assert calls == [1]
+
+
+def test_optim_works_with_its_op_plugin_disabled():
+    # Without the op plugin the composites run directly; the CPU backend's kernels stay unused.
+    import subprocess
+    import sys
+
+    code = ("import flambeau as fb, flambeau.optim as o\n"
+            "assert 'optim_adam' not in fb.ops.declarations()\n"
+            "p = fb.tensor([1.0, 2.0]); p.grad = fb.tensor([1.0, 1.0])\n"
+            "o.Adam([p], lr=0.1).step(); print(p.tolist())\n")
+    env = {**__import__("os").environ, "FLAMBEAU_DISABLE_PLUGINS": "optim"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert np.allclose(eval(out.stdout), [0.9, 1.9], rtol=1e-5)
+
+
+def test_training_with_autograd():
+    if not hasattr(fb, "no_grad"):
+        pytest.skip("flambeau-core-autograd is not installed")
+    rng = np.random.default_rng(0)
+    x = fb.tensor(rng.normal(size=(32, 3)), dtype=fb.float32)
+    true_w = fb.tensor([[1.0], [-2.0], [0.5]])
+    y = fb.matmul(x, true_w)
+    w = fb.zeros(3, 1, requires_grad=True)
+    opt = optim.Adam([w], lr=0.1)
+    sched = optim.lr_scheduler.StepLR(opt, step_size=100, gamma=0.5)
+    for _ in range(300):
+        opt.zero_grad()
+        loss = ((fb.matmul(x, w) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        sched.step()
+    assert w.is_leaf and w.requires_grad and w.grad_fn is None
+    np.testing.assert_allclose(w.detach().numpy(), true_w.numpy(), atol=1e-3)

@@ -95,23 +95,33 @@ def _wrap_step(step: Callable) -> Callable:
 
     @functools.wraps(step)
     def wrapper(self: "Optimizer", *args: Any, **kwargs: Any) -> Any:
-        for pre_hook in chain(_global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
-            result = pre_hook(self, args, kwargs)
-            if result is not None:
-                if isinstance(result, tuple) and len(result) == 2:
-                    args, kwargs = result
-                else:
-                    raise RuntimeError(
-                        f"{pre_hook} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
-        out = step(self, *args, **kwargs)
-        self._opt_called = True  # read by lr_scheduler's "step() before optimizer.step()" warning
-        self._step_count = getattr(self, "_step_count", 0) + 1
-        for post_hook in chain(self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()):
-            post_hook(self, args, kwargs)
-        return out
+        if self.__dict__.get("_in_step"):  # a subclass's step calling super().step(): hooks run once
+            return step(self, *args, **kwargs)
+        self._in_step = True
+        try:
+            return _hooked_step(self, step, args, kwargs)
+        finally:
+            self._in_step = False
 
     wrapper._hooked = True  # type: ignore[attr-defined]
     return wrapper
+
+
+def _hooked_step(self: "Optimizer", step: Callable, args: tuple, kwargs: dict) -> Any:
+    for pre_hook in chain(_global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+        result = pre_hook(self, args, kwargs)
+        if result is not None:
+            if isinstance(result, tuple) and len(result) == 2:
+                args, kwargs = result
+            else:
+                raise RuntimeError(
+                    f"{pre_hook} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
+    out = step(self, *args, **kwargs)
+    self._opt_called = True  # read by lr_scheduler's "step() before optimizer.step()" warning
+    self._step_count = getattr(self, "_step_count", 0) + 1
+    for post_hook in chain(self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()):
+        post_hook(self, args, kwargs)
+    return out
 
 
 class Optimizer:
