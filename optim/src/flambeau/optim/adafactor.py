@@ -28,7 +28,7 @@ import flambeau
 from flambeau import Tensor
 
 from ._functional import composite, maybe_negate, run_update
-from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _update_context
+from .optimizer import Optimizer, _float_scalar, _update_context
 
 __all__ = ["Adafactor", "adafactor"]
 

@@ -6,7 +6,8 @@ iterations, the direction :math:`d = -H g` comes from the two-loop recursion
 
 .. math::
     \begin{aligned}
-        &q \leftarrow -g;\ \text{for } i = k-1 \dots k-m:\ \alpha_i \leftarrow \rho_i s_i^\top q,\ q \leftarrow q - \alpha_i y_i\\
+        &q \leftarrow -g;\ \text{for } i = k-1 \dots k-m:\
+            \alpha_i \leftarrow \rho_i s_i^\top q,\ q \leftarrow q - \alpha_i y_i\\
         &r \leftarrow \gamma_k q,\quad \gamma_k = \frac{s_{k-1}^\top y_{k-1}}{y_{k-1}^\top y_{k-1}}\\
         &\text{for } i = k-m \dots k-1:\ \beta_i \leftarrow \rho_i y_i^\top r,\ r \leftarrow r + s_i(\alpha_i - \beta_i)
     \end{aligned}

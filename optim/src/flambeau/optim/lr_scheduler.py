@@ -814,7 +814,8 @@ class CyclicLR(LRScheduler):
         else:
             scale_factor = (x - 1) / (self.step_ratio - 1)
         scale = self.scale_fn(cycle) if self.scale_mode == "cycle" else self.scale_fn(self.last_epoch)
-        lrs = [base_lr + (max_lr - base_lr) * scale_factor * scale for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        lrs = [base_lr + (max_lr - base_lr) * scale_factor * scale
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
         if self.cycle_momentum:
             for group, base_m, max_m in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
                 _set_momentum(group, max_m - (max_m - base_m) * scale_factor * scale, self.use_beta1)

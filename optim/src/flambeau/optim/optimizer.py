@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import warnings
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import flambeau
 from flambeau import Tensor
@@ -195,7 +194,8 @@ class Optimizer:
             param = item[1] if isinstance(item, tuple) and len(item) == 2 else item
             if not isinstance(param, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(param)}")
-            if not self.defaults.get("differentiable", False) and not (param.is_leaf or getattr(param, "retains_grad", False)):
+            leaf = param.is_leaf or getattr(param, "retains_grad", False)
+            if not self.defaults.get("differentiable", False) and not leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
             tensors.append(param)
         ids = [id(p) for p in tensors]
