@@ -109,12 +109,15 @@ def test_bad_arguments_raise_value_error(make, message):
 
 
 def test_non_leaf_parameter_is_refused():
-    base = fb.tensor([1.0, 2.0])
-    view = base[0:1]  # a tensor that is not a leaf: it has a base, and a grad_fn under autograd
-    if view.is_leaf:
-        pytest.skip("views are leaves without autograd")
+    if not hasattr(fb, "no_grad"):
+        pytest.skip("without flambeau-core-autograd every tensor is a leaf")
+    leaf = fb.tensor([1.0, 2.0], requires_grad=True)
+    non_leaf = leaf * 2
+    assert not non_leaf.is_leaf
     with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
-        optim.SGD([view], lr=0.1)
+        optim.SGD([leaf, non_leaf], lr=0.1)
+    opt = optim.SGD([non_leaf], lr=0.1, differentiable=True)  # allowed when the step is differentiated
+    assert opt.param_groups[0]["params"][0] is non_leaf
 
 
 def test_non_leaf_check_uses_is_leaf(monkeypatch):
@@ -350,3 +353,15 @@ def test_training_with_autograd():
         sched.step()
     assert w.is_leaf and w.requires_grad and w.grad_fn is None
     np.testing.assert_allclose(w.detach().numpy(), true_w.numpy(), atol=1e-3)
+
+
+def test_differentiable_step_is_differentiated_through():
+    if not hasattr(fb, "no_grad"):
+        pytest.skip("flambeau-core-autograd is not installed")
+    w0 = fb.tensor([1.0, 3.0], requires_grad=True)
+    w = w0 * 1.0
+    w.grad = w0 * 2  # the gradient of w0 ** 2, kept in the graph
+    optim.SGD([w], lr=0.1, differentiable=True).step()
+    np.testing.assert_allclose(w.detach().numpy(), [0.8, 2.4], rtol=1e-6)
+    w.sum().backward()
+    np.testing.assert_allclose(w0.grad.numpy(), [0.8, 0.8], rtol=1e-6)  # d(w0 - 0.1 * 2 w0)/dw0
