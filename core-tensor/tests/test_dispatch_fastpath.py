@@ -95,3 +95,40 @@ def test_results_are_fresh_leaf_tensors():
     r = a + a
     assert r._base is None and not r.requires_grad and r.grad_fn is None and r._version == [0]
     assert r._data is not a._data
+
+
+def test_inplace_fast_path_bumps_the_version_and_records(engine):
+    a, b = fb.ones(3), fb.full((3,), 2.0)
+    view = a[1:]
+    before = a._version[0]
+    r = a.add_(b)
+    assert r is a and a.tolist() == [3.0, 3.0, 3.0] and view.tolist() == [3.0, 3.0]
+    assert a._version[0] == before + 1 and view._version[0] == before + 1
+    assert engine.calls == []
+    b._requires_grad = True
+    a.mul_(b)
+    assert len(engine.calls) == 1 and engine.calls[0][3] == "inplace" and engine.calls[0][2] == (a,)
+
+
+def test_inplace_and_out_errors_are_unchanged():
+    a = fb.ones(3, dtype=fb.int64)
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+        a.add_(fb.ones(3))
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        fb.ones(3).add_(fb.ones(2, 3))
+    expanded = fb.ones(1).expand(3)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        expanded.add_(1)
+
+
+def test_out_with_another_shape_is_resized_with_a_warning():
+    out = fb.ones(2)
+    with pytest.warns(UserWarning, match="was resized"):
+        fb.add(fb.ones(3), 1, out=out)
+    assert out.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_out_of_a_wider_dtype_is_filled():
+    out = fb.empty(2, dtype=fb.float64)
+    fb.add(fb.ones(2), 1, out=out)
+    assert out.dtype == fb.float64 and out.tolist() == [2.0, 2.0]

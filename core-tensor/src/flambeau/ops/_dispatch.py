@@ -168,6 +168,21 @@ def _overlaps(native: Any) -> bool:
 
 
 def _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace):
+    # The common case first (one output tensor of the right shape, a dtype it can take, on the
+    # device, no zero strides): it needs none of check_out's conversions, messages or resizing.
+    # `x.add_(y)` and optimizer steps live here; the general path below gives the same result.
+    if type(spec) is tuple and isinstance(out, Tensor):
+        shape, dt = spec
+        native = out._data
+        if out._device is dev and native.shape == shape and (dt is out._dtype or _dtypes.can_cast(dt, out._dtype)) \
+                and 0 not in native.strides:
+            mode = "inplace" if inplace else "out"
+            pre = _engine.before_write(op, args, (out,), mode) if (rg or out._requires_grad) and _engine else None
+            kernel(*natives, out=native)
+            out._version[0] += 1
+            if _engine is not None and (rg or pre is not None):
+                _engine.record(op, args, (out,), mode, pre)
+            return out
     outs = check_out(op, spec, out, inplace)
     for o in outs:
         if o._device is not dev:
