@@ -9,7 +9,7 @@ namespace {
 int num_threads() { return flambeau::max_threads(); }
 
 void set_num_threads(int n) {
-  if (n < 1) throw std::invalid_argument("set_num_threads expects a positive integer");
+  if (n < 1) throw std::runtime_error("set_num_threads expects a positive integer");  // RuntimeError, as in PyTorch
   flambeau::set_max_threads(n);
 }
 

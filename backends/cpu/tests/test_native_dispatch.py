@@ -32,8 +32,11 @@ def test_set_num_threads_reaches_the_kernels():
         assert fb.get_num_threads() == 3 == _C.get_num_threads()
         fb.set_num_threads(1)
         assert _C.get_num_threads() == 1
-        with pytest.raises((ValueError, RuntimeError)):
+        with pytest.raises(RuntimeError, match="positive"):
             _C.set_num_threads(0)
+        with pytest.raises(RuntimeError, match="positive"):
+            fb.set_num_threads(-2)
+        assert fb.get_num_threads() == 1
     finally:
         fb.set_num_threads(old)
 
