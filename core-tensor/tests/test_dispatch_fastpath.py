@@ -1,4 +1,4 @@
-"""The functional compute path that generated op functions inline (ops/_codegen._fresh_output_lines)
+"""The functional compute path that generated op functions inline (ops/_codegen._compute_lines)
 must behave exactly as ``run_compute``: same results, same recording, same exits."""
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_generated_compute_functions_inline_the_one_output_path():
     source = FUNCTIONS["add"]._source
     assert "_k(input._data, _n_other, alpha, out=_o)" in source
     assert "_meta(input, other, alpha)" in source
-    assert "_k(" not in FUNCTIONS["add_"]._source  # in-place forms keep run_compute's checks
+    assert "return _into(_OP, _k, _dev" in FUNCTIONS["add_"]._source  # in-place: straight to _run_into
 
 
 def test_values_dtypes_and_broadcasting():

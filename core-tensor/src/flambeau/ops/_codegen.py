@@ -94,8 +94,8 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     args = ", ".join(p.name for p in params)
     args_tuple = f"({args},)" if params else "()"
     natives_tuple = f"({', '.join(natives)},)" if natives else "()"
-    if decl.kind == COMPUTE and not inplace:
-        body += _fresh_output_lines(decl, args_tuple, natives_tuple)
+    if decl.kind == COMPUTE:
+        body += _compute_lines(decl, args_tuple, natives_tuple, inplace)
     if decl.kind in (COMPUTE, FACTORY):
         out = params[0].name if inplace else "out"
         body.append(f"return _run_compute(_OP, _dev, {args_tuple}, {natives_tuple}, {out}, _rg, {inplace})")
@@ -122,6 +122,7 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         "_meta": decl.meta,
         "_wrap": _dispatch.wrap,
         "_finish": _dispatch.finish_compute,
+        "_into": _dispatch._run_into,
         "_D": _dispatch,
         "_DT": _dispatch._dtypes,
     }
@@ -137,28 +138,36 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     return fn
 
 
-def _fresh_output_lines(decl: OpDecl, args_tuple: str, natives_tuple: str) -> list[str]:
-    """``run_compute``'s common case written out in the op's own function: no ``out=``, a kernel
-    for the device, one output. Inlining it saves a call with seven arguments, the packing and
-    unpacking of ``*args`` for the meta and the kernel, and a try/except (about a quarter of the
-    overhead of a 1-element ``a + b``). Anything else falls through to ``run_compute``."""
-    names = args_tuple[1:-2] if args_tuple != "()" else ""
-    natives = natives_tuple[1:-2] if natives_tuple != "()" else ""
-    kernel_args = f"{natives}, out=_o" if natives else "out=_o"
-    return [
-        "if out is None:",
-        "    _table = _TABLES[_dev.type]",
-        f"    _k = _table.get({decl.name!r})",
-        "    if _k is not None:",
-        f"        _spec = _meta({names})",
-        "        if type(_spec) is not tuple:",
-        f"            return _finish(_OP, _dev, _table, _k, {args_tuple}, {natives_tuple}, _spec, _rg)",
-        "        _shape, _dt = _spec",
-        "        _o = _table.empty(_shape, _dt, _dev)",
-        f"        _k({kernel_args})",
-        "        _r = _wrap(_o, _dt, _dev)",
-        f"        if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'functional', None)",
-        "        return _r",
+def _compute_lines(decl: OpDecl, args_tuple: str, natives_tuple: str, inplace: bool) -> list[str]:
+    """``run_compute`` written out in the op's own function when the device has a kernel.
+
+    The functional one-output case is inlined whole (allocate, kernel, wrap, record); ``out=``
+    and in-place forms go straight to ``_run_into``, several outputs to ``finish_compute``.
+    This saves a call with seven arguments, the packing and unpacking of ``*args`` for the meta
+    and the kernel, and a try/except: about a quarter of the overhead of a 1-element ``a + b``.
+    Without a kernel, everything falls through to ``run_compute`` (composite, fallback, error).
+    """
+    names = args_tuple[1:-2]
+    natives = natives_tuple[1:-2]
+    head = [
+        "_table = _TABLES[_dev.type]",
+        f"_k = _table.get({decl.name!r})",
+        "if _k is not None:",
+        f"    _spec = _meta({names})",
+    ]
+    if inplace:
+        first = decl.parameters[0].name
+        return head + [f"    return _into(_OP, _k, _dev, {args_tuple}, {natives_tuple}, _spec, {first}, _rg, True)"]
+    return head + [
+        f"    if out is not None: return _into(_OP, _k, _dev, {args_tuple}, {natives_tuple}, _spec, out, _rg, False)",
+        "    if type(_spec) is not tuple:",
+        f"        return _finish(_OP, _dev, _table, _k, {args_tuple}, {natives_tuple}, _spec, _rg)",
+        "    _shape, _dt = _spec",
+        "    _o = _table.empty(_shape, _dt, _dev)",
+        f"    _k({natives}, out=_o)",
+        "    _r = _wrap(_o, _dt, _dev)",
+        f"    if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'functional', None)",
+        "    return _r",
     ]
 
 

@@ -53,7 +53,7 @@ def finish_compute(op: OpDecl, dev: Any, table: Any, kernel: Any, args: tuple, n
                    rg: bool) -> Any:
     """A functional compute op after its meta ran: allocate its outputs, run the kernel, wrap, record.
 
-    The generated op functions inline the one-output case (``_codegen._fresh_output_lines``)
+    The generated op functions inline the one-output case (``_codegen._compute_lines``)
     and call this for several outputs; keep the two in step.
     """
     if type(spec) is tuple:
