@@ -61,11 +61,15 @@ void byte_extent(const py::array& a, index_t& lo, index_t& hi) {
   lo = hi = 0;
   if (a.size() == 0) return;
   const index_t nd = a.ndim();
+  bool overflow = false;
   for (index_t d = 0; d < nd; ++d) {
-    const index_t span = (static_cast<index_t>(a.shape(d)) - 1) * static_cast<index_t>(a.strides(d));
-    if (span < 0) lo += span; else hi += span;
+    // as_strided accepts any shape and strides: the products may not fit in 64 bits.
+    index_t span;
+    overflow |= __builtin_mul_overflow(static_cast<index_t>(a.shape(d)) - 1, static_cast<index_t>(a.strides(d)), &span);
+    overflow |= span < 0 ? __builtin_add_overflow(lo, span, &lo) : __builtin_add_overflow(hi, span, &hi);
   }
-  hi += a.itemsize();
+  overflow |= __builtin_add_overflow(hi, static_cast<index_t>(a.itemsize()), &hi);
+  if (overflow) throw py::value_error("an array's shape and strides span more memory than can be addressed");
 }
 
 namespace {

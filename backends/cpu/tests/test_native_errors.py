@@ -115,3 +115,12 @@ def test_reduce_arguments(x, out, dims, keepdim, error):
 def test_reduce_overlapping_out_is_left_to_numpy():
     x = np.arange(12, dtype=np.float64).reshape(3, 4)
     assert _C.reduce(SUM, x, x[:, 0], [1], False) is False
+
+
+def test_strides_whose_span_overflows():
+    base = np.zeros(4, np.float32)
+    huge = as_strided(base, shape=(2**40,), strides=(2**30,))
+    with pytest.raises(ValueError):
+        _C.unary(EXP, huge, huge)
+    with pytest.raises(ValueError):
+        _C.reduce(SUM, huge, np.empty((), np.float32), [0], False)
