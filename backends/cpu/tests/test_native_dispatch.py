@@ -55,7 +55,8 @@ def test_arithmetic(threads, dtype):
     np.testing.assert_array_equal((ta + tb).numpy(), a + b)
     # a + alpha*b may be one fused multiply-add (as in PyTorch): within an ulp of |a| + |alpha*b|.
     eps = np.finfo(dtype).eps
-    np.testing.assert_allclose(fb.add(ta, tb, alpha=3).numpy(), a + 3 * b, rtol=0, atol=2 * eps * np.abs(a + 3 * b).max())
+    np.testing.assert_allclose(fb.add(ta, tb, alpha=3).numpy(), a + 3 * b, rtol=0,
+                               atol=2 * eps * (np.abs(a) + 3 * np.abs(b)).max())
     np.testing.assert_allclose(fb.sub(ta, tb, alpha=0.5).numpy(), a - dtype(0.5) * b, rtol=0,
                                atol=2 * eps * (np.abs(a) + np.abs(b)).max())
     np.testing.assert_array_equal((ta * 2.5).numpy(), a * dtype(2.5))
@@ -107,7 +108,8 @@ def test_erf_of_small_and_integer_tensors():
                                [0.5, 1.0, math.exp(-100)], rtol=1e-12)
 
 
-@pytest.mark.parametrize("dim,keepdim", [(None, False), (0, False), (1, True), ((0, 1), False), (-1, False), ((), True)])
+@pytest.mark.parametrize("dim,keepdim",
+                         [(None, False), (0, False), (1, True), ((0, 1), False), (-1, False), ((), True)])
 def test_reductions(threads, dim, keepdim):
     a = _rand((400, 130), np.float32, 6)
     t = fb.from_numpy(a)
