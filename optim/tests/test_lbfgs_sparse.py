@@ -1,6 +1,8 @@
 """LBFGS (against a numpy two-loop recursion, and convergence with the strong-Wolfe search) and SparseAdam."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -178,3 +180,21 @@ def test_sparse_adam_update_touches_only_given_rows():
             x[r] = x[r] - 0.1 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t) * m[r] / (np.sqrt(v[r]) + 1e-8)
         np.testing.assert_allclose(p.numpy(), x, rtol=1e-10)
     assert p.numpy()[1].tolist() == [3.0, 4.0]
+
+
+def test_lbfgs_state_dict_round_trip_bit_for_bit():
+    x0 = np.array([-1.2, 1.0])
+    p = as_param(x0)
+    opt = optim.LBFGS([p], max_iter=3, history_size=5, line_search_fn="strong_wolfe")
+    for _ in range(2):
+        opt.step(make_closure(p, rosenbrock, rosenbrock_grad))
+    saved = copy.deepcopy(opt.state_dict())
+    saved_p = p.clone()
+    for _ in range(2):
+        opt.step(make_closure(p, rosenbrock, rosenbrock_grad))
+    q = saved_p.clone()
+    opt2 = optim.LBFGS([q], max_iter=3, history_size=5, line_search_fn="strong_wolfe")
+    opt2.load_state_dict(saved)
+    for _ in range(2):
+        opt2.step(make_closure(q, rosenbrock, rosenbrock_grad))
+    assert np.array_equal(q.numpy(), p.numpy())

@@ -365,3 +365,12 @@ def test_differentiable_step_is_differentiated_through():
     np.testing.assert_allclose(w.detach().numpy(), [0.8, 2.4], rtol=1e-6)
     w.sum().backward()
     np.testing.assert_allclose(w0.grad.numpy(), [0.8, 0.8], rtol=1e-6)  # d(w0 - 0.1 * 2 w0)/dw0
+
+
+def test_groups_given_as_generators():
+    a, b = fb.tensor([1.0]), fb.tensor([2.0])
+    opt = optim.SGD([{"params": (p for p in [a])}, {"params": iter([b]), "lr": 0.5}], lr=0.1)
+    assert opt.param_groups[0]["params"] == [a] or opt.param_groups[0]["params"][0] is a
+    assert opt.param_groups[1]["params"][0] is b
+    opt.add_param_group({"params": (p for p in [fb.tensor([3.0])])})
+    assert len(opt.param_groups[2]["params"]) == 1

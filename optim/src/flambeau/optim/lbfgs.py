@@ -183,6 +183,9 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
         self._numel_cache = None
 
+    def _state_shape_must_match(self, name: str) -> bool:
+        return False  # the state holds flat vectors over all parameters
+
     def _numel(self) -> int:
         if self._numel_cache is None:
             self._numel_cache = sum(p.numel() for p in self._params)

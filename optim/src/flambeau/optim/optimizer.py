@@ -189,6 +189,7 @@ class Optimizer:
                             "of tensors in sets will change between runs. Please use a list instead.")
         else:
             params = list(params)
+        param_group["params"] = params  # a generator is consumed once: keep what it gave
         tensors = []
         for item in params:
             param = item[1] if isinstance(item, tuple) and len(item) == 2 else item
