@@ -157,6 +157,10 @@ class LRScheduler:
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
 
+class _LRScheduler(LRScheduler):
+    """The former name of :class:`LRScheduler`, kept for code written against it."""
+
+
 class LambdaLR(LRScheduler):
     r"""Sets each group's learning rate to its initial lr times a given function of the epoch.
 
