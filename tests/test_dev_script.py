@@ -1,0 +1,40 @@
+"""The bootstrap script's command line (the parts that need no virtualenv)."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def dev(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", str(ROOT / "dev"), *args],
+        capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", **env},
+    )
+
+
+def test_help_lists_the_commands():
+    result = dev("help")
+    assert result.returncode == 0
+    for command in ("./dev demo", "./dev test", "./dev install", "./dev info", "./dev packages"):
+        assert command in result.stdout
+
+
+def test_unknown_command_fails():
+    result = dev("frobnicate")
+    assert result.returncode == 1
+    assert "unknown command 'frobnicate'" in result.stderr
+
+
+def test_install_mode_is_checked():
+    result = dev("packages", FLAMBEAU_INSTALL="sideways")
+    assert result.returncode == 1
+    assert "FLAMBEAU_INSTALL must be 'editable' or 'plain'" in result.stderr
+
+
+def test_cuda_backend_is_left_out_on_request():
+    listed = dev("packages", FLAMBEAU_CUDA="0")
+    assert listed.returncode == 0
+    assert "backends/cuda" not in listed.stdout.split()
+    assert "backends/cpu" in listed.stdout.split()
