@@ -7,6 +7,7 @@
 // split over threads and the partial results combined. Sums accumulate in double, so a float32 sum
 // of millions of elements stays within float32 rounding of the exact sum.
 #include "common.h"
+#include "vecmath.h"
 
 #include <cmath>
 #include <limits>
@@ -69,33 +70,39 @@ struct MeanOp : SumOp<T> {
 };
 
 // Max and min let NaN win, as torch.amax / torch.amin do.
-template <class T>
-struct MaxOp {
+template <class T, bool IsMax>
+struct ExtremeOp {
   using acc_t = T;
-  static acc_t init() { return -std::numeric_limits<T>::infinity(); }
-  static acc_t step(acc_t a, T x) { return (x > a || x != x) ? x : a; }
+  static acc_t init() { return IsMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity(); }
+  static FLAMBEAU_INLINE acc_t step(acc_t a, T x) { return ((IsMax ? x > a : x < a) || x != x) ? x : a; }
   static acc_t combine(acc_t a, acc_t b) { return step(a, b); }
   static acc_t row(const T* p, index_t n, index_t s) {
+    if (s == 1) return contiguous(p, n);
     acc_t acc = init();
     for (index_t i = 0; i < n; ++i) acc = step(acc, p[i * s]);
+    return acc;
+  }
+  // 16 independent lanes (each keeps its own NaN), so the loop vectorises.
+  FLAMBEAU_CLONES static acc_t contiguous(const T* p, index_t n) {
+    T lane[16];
+    for (int j = 0; j < 16; ++j) lane[j] = init();
+    index_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+#pragma omp simd
+      for (int j = 0; j < 16; ++j) lane[j] = step(lane[j], p[i + j]);
+    }
+    acc_t acc = init();
+    for (int j = 0; j < 16; ++j) acc = step(acc, lane[j]);
+    for (; i < n; ++i) acc = step(acc, p[i]);
     return acc;
   }
   static T finish(acc_t a, index_t) { return a; }
 };
 
 template <class T>
-struct MinOp {
-  using acc_t = T;
-  static acc_t init() { return std::numeric_limits<T>::infinity(); }
-  static acc_t step(acc_t a, T x) { return (x < a || x != x) ? x : a; }
-  static acc_t combine(acc_t a, acc_t b) { return step(a, b); }
-  static acc_t row(const T* p, index_t n, index_t s) {
-    acc_t acc = init();
-    for (index_t i = 0; i < n; ++i) acc = step(acc, p[i * s]);
-    return acc;
-  }
-  static T finish(acc_t a, index_t) { return a; }
-};
+using MaxOp = ExtremeOp<T, true>;
+template <class T>
+using MinOp = ExtremeOp<T, false>;
 
 // Dims as (size, input stride, output stride), strides in elements.
 struct Dims {
@@ -197,7 +204,7 @@ constexpr index_t kBlock = 256;  // outputs accumulated together in outer mode
 
 // acc[j] (j < len) combined with the reduced elements [begin, end) of output column j, x at column 0.
 template <class T, class Op>
-void accumulate_block(const T* x, index_t ks, const Dims& red, index_t begin, index_t end,
+FLAMBEAU_CLONES void accumulate_block(const T* x, index_t ks, const Dims& red, index_t begin, index_t end,
                       typename Op::acc_t* acc, index_t len) {
   index_t xo = 0, oo = 0;
   for (index_t r = begin; r < end; ++r) {
