@@ -47,7 +47,7 @@ template <class T> struct Neg { FLAMBEAU_INLINE T operator()(T x) const { return
 template <class T> struct Abs { FLAMBEAU_INLINE T operator()(T x) const { return std::fabs(x); } };
 // 1/(1+e^-x): e^-x overflows to inf for very negative x, giving the correct limit 0.
 template <class T> struct Sigmoid { FLAMBEAU_INLINE T operator()(T x) const { return T(1) / (T(1) + vec_exp(-x)); } };
-template <class T> struct Tanh { FLAMBEAU_INLINE T operator()(T x) const { return std::tanh(x); } };
+template <class T> struct Tanh { FLAMBEAU_INLINE T operator()(T x) const { return vec_tanh(x); } };
 template <class T> struct Erf { FLAMBEAU_INLINE T operator()(T x) const { return std::erf(x); } };
 template <class T> struct Erfc { FLAMBEAU_INLINE T operator()(T x) const { return std::erfc(x); } };
 

@@ -13,7 +13,7 @@ from flambeau_cpu.kernels import native
 BIG = (300, 257)  # above native.GRAIN: the C++ path when there are several threads
 
 
-@pytest.fixture(params=[1, 2])
+@pytest.fixture(params=[1, 2, 3])
 def threads(request):
     old = fb.get_num_threads()
     fb.set_num_threads(request.param)
@@ -44,7 +44,7 @@ def test_set_num_threads_reaches_the_kernels():
 def test_native_kernels_are_registered():
     from flambeau.ops._registry import TABLES
 
-    for name in ("add", "sub", "div", "maximum", "lt", "exp", "erf", "sigmoid", "sum", "mean", "max_dim", "argmax"):
+    for name in ("add", "sub", "div", "maximum", "lt", "exp", "tanh", "erf", "sigmoid", "sum", "max_dim", "argmax"):
         assert TABLES["cpu"][name] is native.KERNELS[name]
 
 

@@ -131,6 +131,21 @@ def test_exp_float32_over_its_whole_range():
     assert np.isnan(out[-9]) and out[-8] == np.inf and out[-7] == 0 and out[-6] == 1 and out[-5] == 1
 
 
+def test_tanh_float32_over_its_whole_range():
+    """The vectorised float32 tanh: within 3 ulp everywhere, odd, exact limits, NaN through."""
+    x = np.concatenate([np.linspace(-12, 12, 2_000_001, dtype=np.float32), np.float32([0.625, -0.625, 1e-30, -1e-30]),
+                        np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], np.float32)])
+    out = np.empty_like(x)
+    _C.unary(_C.UNARY_OPS["tanh"], x, out)
+    ref = np.tanh(x.astype(np.float64))
+    finite = np.isfinite(x)
+    ulp = np.spacing(np.abs(ref[finite]).astype(np.float32))
+    assert np.max(np.abs(out[finite] - ref[finite]) / ulp) <= 3.0
+    np.testing.assert_array_equal(out[:2_000_001], -out[:2_000_001][::-1])
+    assert np.isnan(out[-5]) and out[-4] == 1 and out[-3] == -1
+    assert out[-1] == 0 and np.signbit(out[-1]) and not np.signbit(out[-2])
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_erf_erfc_sigmoid_tails(dtype):
     x = np.array([-40, -6, -1e-20, 0, 1e-20, 0.5, 6, 40, np.inf, -np.inf, np.nan], dtype)

@@ -5,7 +5,7 @@ to numpy: the C++ path earns its keep by running on several threads, which only 
 ``GRAIN`` elements, and a pybind11 call plus its checks costs more than a small numpy ufunc.
 erf, erfc and sigmoid are the exception: numpy has no fast erf and its sigmoid takes several
 passes, so those run in C++ at every size. Where numpy's own SIMD loops are faster than the C++
-ones (float32 log and tanh, float64 exp, amax and amin), the C++ kernels exist and are tested but
+ones (float32 log, float64 exp and tanh, amax and amin), the C++ kernels exist and are tested but
 this glue does not pick them. Anything the C++ kernels do not cover (dtypes other
 than float32/float64, mixed dtypes, rounding modes, unaligned or overlapping views) goes to the
 numpy kernels in :mod:`.elementwise` and :mod:`.reductions`.
@@ -102,8 +102,9 @@ def div(input, other, rounding_mode, out):
 
 
 def _unary_kernel(name: str, numpy_kernel: Callable[..., Any], dtypes: tuple[np.dtype, ...],
-                  always: bool) -> Callable[..., Any]:
-    """A unary kernel: C++ for ``dtypes`` above GRAIN on several threads, or at every size when ``always``.
+                  always: bool, min_threads: int = 2) -> Callable[..., Any]:
+    """A unary kernel: C++ for ``dtypes`` above GRAIN with at least ``min_threads`` threads, or at
+    every size when ``always``.
 
     ``dtypes`` lists where the C++ loop beats numpy's own SIMD loops (measured: numpy's float32 log
     and tanh, and float64 exp, outrun two threads of libm calls, so those stay with numpy). When
@@ -113,7 +114,7 @@ def _unary_kernel(name: str, numpy_kernel: Callable[..., Any], dtypes: tuple[np.
     code = _UN[name]
 
     def kernel(input, out):
-        if always or (out.size >= GRAIN and out.dtype in dtypes and _threads() > 1):
+        if always or (out.size >= GRAIN and out.dtype in dtypes and _threads() >= min_threads):
             dt = out.dtype
             if _float(dt):
                 if input.dtype is dt:
@@ -221,8 +222,10 @@ KERNELS: dict[str, Callable[..., Any]] = {
 }
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     KERNELS[_name] = _comparison(_name, _NP[_name])
-# log and tanh have C++ kernels (tested) that the glue does not pick: numpy's SIMD versions are faster.
+# log has a C++ kernel (tested) that the glue does not pick: numpy's SIMD version is faster. The
+# float32 tanh runs at ~0.4 of numpy's single-thread speed per thread, so it needs three threads to win.
 KERNELS["exp"] = _unary_kernel("exp", _NP["exp"], (_F32,), always=False)
+KERNELS["tanh"] = _unary_kernel("tanh", _NP["tanh"], (_F32,), always=False, min_threads=3)
 for _name in ("sqrt", "neg", "abs"):
     KERNELS[_name] = _unary_kernel(_name, _NP[_name], (_F32, _F64), always=False)
 for _name in ("sigmoid", "erf", "erfc"):
