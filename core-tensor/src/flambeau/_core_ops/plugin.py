@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from ..plugins._hookspecs import hookimpl
 from . import elementwise, factories, indexing, linalg, reductions, views
+from . import index_ops
 
 
 @hookimpl
 def flambeau_declare_ops():
     return [*elementwise.declarations(), *reductions.declarations(), *views.declarations(),
-            *linalg.declarations(), *factories.declarations(), *indexing.declarations()]
+            *linalg.declarations(), *factories.declarations(), *indexing.declarations(), *index_ops.declarations()]
