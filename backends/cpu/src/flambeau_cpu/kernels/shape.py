@@ -1,0 +1,119 @@
+"""numpy kernels for joining and reordering copies, triangles, diagonals, and the creation extras.
+
+Each is one numpy call writing into the preallocated ``out`` (numpy's copy loops are as fast as a
+hand-written one for these memory-bound moves). Meta functions have checked every argument.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+
+def _ints(value: Any) -> tuple[int, ...]:
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    return (int(value),) if isinstance(value, (int, np.integer)) else tuple(int(v) for v in value)
+
+
+def _writeable_diagonal(out: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    """The diagonal of ``out`` as a writeable view (numpy's ``diagonal`` is read-only)."""
+    n1, n2 = out.shape[dim1], out.shape[dim2]
+    length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+    s1, s2 = out.strides[dim1], out.strides[dim2]
+    keep = [i for i in range(out.ndim) if i not in (dim1, dim2)]
+    base = out
+    if length:  # start at the diagonal's first element (a view: out may be strided)
+        first = {dim1: max(0, -offset), dim2: max(0, offset)}
+        base = out[tuple(slice(first[i], None) if i in first else slice(None) for i in range(out.ndim))]
+    return np.lib.stride_tricks.as_strided(
+        base, tuple(out.shape[i] for i in keep) + (length,), tuple(out.strides[i] for i in keep) + (s1 + s2,),
+        writeable=True)
+
+
+def cat(tensors, dim, out):
+    parts = [t for t in tensors if t.shape != (0,)]
+    if not parts:
+        return
+    d = dim % out.ndim
+    if len(parts) == 1:
+        np.copyto(out, parts[0], casting="unsafe")
+        return
+    np.concatenate(parts, axis=d, out=out, casting="unsafe")
+
+
+def flip(input, dims, out):
+    dims = tuple(d % input.ndim for d in _ints(dims)) if input.ndim else ()
+    np.copyto(out, np.flip(input, dims) if dims else input)
+
+
+def roll(input, shifts, dims, out):
+    shifts = _ints(shifts)
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        np.copyto(out, np.roll(input.reshape(-1), shifts[0]).reshape(input.shape))
+        return
+    np.copyto(out, np.roll(input, shifts, tuple(d % max(input.ndim, 1) for d in _ints(dims))))
+
+
+def repeat(input, repeats, out):
+    repeats = _ints(repeats)
+    padded = input.reshape((1,) * (len(repeats) - input.ndim) + input.shape)
+    if out.size == 0:
+        return
+    # Broadcast the input over a new axis before each dim, then fold: one copy, no temporary.
+    expanded_shape = []
+    for r, n in zip(repeats, padded.shape):
+        expanded_shape += [r, n]
+    spread = np.broadcast_to(padded.reshape(sum(([1, n] for n in padded.shape), [])), expanded_shape)
+    np.copyto(out.reshape(expanded_shape), spread)
+
+
+def diag_embed(input, offset, dim1, dim2, out):
+    out.fill(0)
+    ndim = out.ndim
+    a, b = dim1 % ndim, dim2 % ndim
+    target = _writeable_diagonal(out, offset, a, b)
+    np.copyto(target, input.reshape(target.shape) if input.ndim == 0 else input)
+
+
+def _triangle(input, diagonal, out, lower: bool):
+    rows, cols = input.shape[-2:]
+    keep = np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
+    if out is not input:
+        np.copyto(out, input)
+    np.copyto(out, 0, where=~keep)
+
+
+def tril(input, diagonal, out):
+    _triangle(input, diagonal, out, True)
+
+
+def triu(input, diagonal, out):
+    _triangle(input, diagonal, out, False)
+
+
+def range_(start, end, step, dtype, device, requires_grad, out):
+    start = start.item() if isinstance(start, np.ndarray) else start
+    step = step.item() if isinstance(step, np.ndarray) else step
+    np.copyto(out, start + step * np.arange(out.shape[0], dtype=np.float64), casting="unsafe")
+
+
+def tril_indices(row, col, offset, dtype, device, requires_grad, out):
+    rows, cols = np.tril_indices(row, offset, col)
+    out[0], out[1] = rows, cols
+
+
+def triu_indices(row, col, offset, dtype, device, requires_grad, out):
+    rows, cols = np.triu_indices(row, offset, col)
+    out[0], out[1] = rows, cols
+
+
+def complex_(real, imag, out):
+    out.real = real
+    out.imag = imag
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "cat": cat, "flip": flip, "roll": roll, "repeat": repeat, "diag_embed": diag_embed, "tril": tril,
+    "triu": triu, "range": range_, "tril_indices": tril_indices, "triu_indices": triu_indices, "complex": complex_,
+}
