@@ -96,6 +96,9 @@ from . import _methods  # noqa: E402
 # Plugins load last, so that none of them sees a half-initialised core.
 _loader.load()
 _methods.install(__import__(__name__))
+from . import _api_shape  # noqa: E402
+
+_api_shape.install(__import__(__name__))  # overloaded shape/creation signatures (varargs, aliases)
 from . import _api_index_ops  # noqa: E402
 
 _api_index_ops.install(__import__(__name__))

@@ -6,10 +6,11 @@ from typing import Any, Callable
 
 def all_kernels() -> dict[str, Callable[..., Any]]:
     from . import elementwise, factories, indexing, linalg, reductions, views
+    from . import shape
     from . import index_ops
 
     table: dict[str, Callable[..., Any]] = {}
-    for module in (elementwise, reductions, views, linalg, factories, indexing, index_ops):
+    for module in (elementwise, reductions, views, linalg, factories, indexing, index_ops, shape):
         table.update(module.KERNELS)
     try:
         from . import native, optim
