@@ -6,11 +6,12 @@ from typing import Any, Callable
 
 def all_kernels() -> dict[str, Callable[..., Any]]:
     from . import elementwise, factories, indexing, linalg, reductions, views
+    from . import cumulative, reductions2, sorting
     from . import shape
     from . import index_ops
 
     table: dict[str, Callable[..., Any]] = {}
-    for module in (elementwise, reductions, views, linalg, factories, indexing, index_ops, shape):
+    for module in (elementwise, reductions, views, linalg, factories, indexing, cumulative, reductions2, sorting, index_ops, shape):
         table.update(module.KERNELS)
     try:
         from . import native, optim

@@ -7,6 +7,7 @@ from .._case import OpCase
 
 def core_cases() -> list[OpCase]:
     from . import elementwise, factories, indexing, linalg, reductions, views
+    from . import reductions2, sorting
 
     return [
         *elementwise.cases(),
@@ -15,4 +16,6 @@ def core_cases() -> list[OpCase]:
         *linalg.cases(),
         *factories.cases(),
         *indexing.cases(),
+        *reductions2.cases(),
+        *sorting.cases(),
     ]

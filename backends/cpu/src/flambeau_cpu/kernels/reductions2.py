@@ -1,0 +1,358 @@
+"""numpy kernels for the statistical reductions: nansum/nanmean, var/std, aminmax, median,
+mode, quantile, logsumexp, norm, dist, count_nonzero, unique, bincount, histc.
+
+The cumulative ops live in :mod:`.cumulative`.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+_LOW_PRECISION = ("float16", "bfloat16")
+
+
+def _axis(input: np.ndarray, dim: Any) -> Any:
+    """numpy's ``axis`` for a reduction's ``dim`` (None or an empty sequence: all dims)."""
+    if dim is None or input.ndim == 0 or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return None
+    return dim if isinstance(dim, int) else tuple(dim)
+
+
+def _store(out: np.ndarray, value: Any) -> None:
+    np.copyto(out, np.asarray(value).reshape(out.shape), casting="unsafe")
+
+
+def _wide(x: np.ndarray) -> np.ndarray:
+    """Half-precision inputs are accumulated in float32 (numpy would accumulate in half)."""
+    return x.astype(np.float32) if x.dtype.name in _LOW_PRECISION else x
+
+
+def nansum(input, dim, keepdim, dtype, out):
+    src = input if input.dtype.kind in "biu" else _wide(input)
+    acc = out.dtype if out.dtype.kind in "iu" else None
+    _store(out, np.nansum(src, axis=_axis(input, dim), keepdims=keepdim, dtype=acc))
+
+
+def nanmean(input, dim, keepdim, dtype, out):
+    src = _wide(input.astype(out.dtype) if dtype is not None else input)
+    with np.errstate(all="ignore"), _quiet():
+        _store(out, np.nanmean(src, axis=_axis(input, dim), keepdims=keepdim))
+
+
+class _quiet:
+    """Silences numpy's RuntimeWarnings (mean of an empty or all-NaN slice gives NaN, as in PyTorch)."""
+
+    def __enter__(self) -> None:
+        import warnings
+
+        self._ctx = warnings.catch_warnings()
+        self._ctx.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc: Any) -> None:
+        self._ctx.__exit__(*exc)
+
+
+def _var(input, dim, correction, keepdim):
+    ddof = 1 if correction is None else correction
+    with np.errstate(all="ignore"), _quiet():
+        return np.var(_wide(input), axis=_axis(input, dim), ddof=ddof, keepdims=keepdim)
+
+
+def var(input, dim, correction, keepdim, out):
+    _store(out, _var(input, dim, correction, keepdim))
+
+
+def std(input, dim, correction, keepdim, out):
+    _store(out, np.sqrt(_var(input, dim, correction, keepdim)))
+
+
+def _mean(input, dim, keepdim):
+    with np.errstate(all="ignore"), _quiet():
+        return np.mean(_wide(input), axis=_axis(input, dim), keepdims=keepdim)
+
+
+def var_mean(input, dim, correction, keepdim, out):
+    _store(out[0], _var(input, dim, correction, keepdim))
+    _store(out[1], _mean(input, dim, keepdim))
+
+
+def std_mean(input, dim, correction, keepdim, out):
+    _store(out[0], np.sqrt(_var(input, dim, correction, keepdim)))
+    _store(out[1], _mean(input, dim, keepdim))
+
+
+def aminmax(input, dim, keepdim, out):
+    axis = _axis(input, dim)
+    _store(out[0], np.amin(input, axis=axis, keepdims=keepdim))
+    _store(out[1], np.amax(input, axis=axis, keepdims=keepdim))
+
+
+# -- order statistics ------------------------------------------------------------------
+
+def _rows(input: np.ndarray, dim: int) -> np.ndarray:
+    """``input`` with ``dim`` moved last (0-d inputs become one row of one)."""
+    return input.reshape(1) if input.ndim == 0 else np.moveaxis(input, dim, -1)
+
+
+def _stable_order(rows: np.ndarray) -> np.ndarray:
+    """Ascending indices along the last axis, NaN last, ties in their original order."""
+    # ml_dtypes' bfloat16 sorts NaN out of place; float32 keeps every bfloat16 value and tie.
+    keys = rows.astype(np.float32) if rows.dtype.name == "bfloat16" else rows
+    return np.argsort(keys, axis=-1, kind="stable")
+
+
+def _isnan(x: np.ndarray) -> np.ndarray:
+    return np.isnan(x) if x.dtype.kind in "fc" or x.dtype.name == "bfloat16" else np.zeros(x.shape, bool)
+
+
+def median(input, out):
+    flat = input.reshape(-1)
+    if flat.size == 0:
+        out.fill(np.nan if out.dtype.kind == "f" or out.dtype.name == "bfloat16" else 0)
+        return
+    nan = _isnan(flat)
+    if nan.any():
+        out.fill(np.nan)
+        return
+    _store(out, np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2])
+
+
+def nanmedian(input, out):
+    flat = input.reshape(-1)
+    keep = flat[~_isnan(flat)]
+    if keep.size == 0:
+        out.fill(np.nan if flat.size or out.dtype.kind == "f" else 0)
+        return
+    _store(out, np.partition(keep, (keep.size - 1) // 2)[(keep.size - 1) // 2])
+
+
+def _select_rank(input, dim, keepdim, out, ranks: Callable[[np.ndarray], np.ndarray], nan_first: bool) -> None:
+    """Values and indices of the element of rank ``ranks(rows)`` (per row) along ``dim``."""
+    values, indices = out
+    rows = _rows(input, dim)
+    order = _stable_order(rows)
+    rank = ranks(rows)
+    index = np.take_along_axis(order, rank[..., None], axis=-1)[..., 0]
+    if nan_first:
+        nan = _isnan(rows)
+        has_nan = nan.any(axis=-1)
+        if has_nan.any():
+            index = np.where(has_nan, np.argmax(nan, axis=-1), index)
+    picked = np.take_along_axis(rows, index[..., None], axis=-1)[..., 0]
+    if keepdim and input.ndim:
+        picked, index = np.expand_dims(picked, dim), np.expand_dims(index, dim)
+    _store(values, picked)
+    _store(indices, index)
+
+
+def median_dim(input, dim, keepdim, out):
+    def ranks(rows):
+        return np.full(rows.shape[:-1], (rows.shape[-1] - 1) // 2, np.int64)
+    _select_rank(input, dim, keepdim, out, ranks, nan_first=True)
+
+
+def nanmedian_dim(input, dim, keepdim, out):
+    def ranks(rows):
+        count = rows.shape[-1] - _isnan(rows).sum(axis=-1)
+        return np.maximum(count - 1, 0) // 2
+    _select_rank(input, dim, keepdim, out, ranks, nan_first=False)
+
+
+def mode(input, dim, keepdim, out):
+    values, indices = out
+    rows = _rows(input, dim)
+    n = rows.shape[-1]
+    flat = rows.reshape(-1, n)
+    order = _stable_order(flat)
+    ordered = np.take_along_axis(flat, order, axis=-1)
+    best_value = np.empty(flat.shape[0], flat.dtype)
+    best_index = np.empty(flat.shape[0], np.int64)
+    for r in range(flat.shape[0]):
+        row = ordered[r]
+        # Runs of equal values in the sorted row; the first longest run wins (smallest value).
+        ends = np.flatnonzero(np.append(row[1:] != row[:-1], True))
+        lengths = np.diff(np.append(-1, ends))
+        end = ends[np.argmax(lengths)]
+        best_value[r] = row[end]
+        best_index[r] = order[r, end]  # stable sort: the run's last element is the value's last occurrence
+    picked, index = best_value.reshape(rows.shape[:-1]), best_index.reshape(rows.shape[:-1])
+    if keepdim and input.ndim:
+        picked, index = np.expand_dims(picked, dim), np.expand_dims(index, dim)
+    _store(values, picked)
+    _store(indices, index)
+
+
+def _quantile(reduce: Callable[..., Any], name: str) -> Callable[..., Any]:
+    def kernel(input, q, dim, keepdim, interpolation, out):
+        qs = np.asarray(q, dtype=np.float64)
+        if qs.size and (np.any(qs < 0) or np.any(qs > 1) or np.any(np.isnan(qs))):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+        axis = None if dim is None or input.ndim == 0 else dim
+        with np.errstate(all="ignore"), _quiet():
+            result = reduce(input.astype(np.float64), qs, axis=axis, keepdims=keepdim, method=interpolation)
+        _store(out, result)
+    return kernel
+
+
+def logsumexp(input, dim, keepdim, out):
+    axis = _axis(input, dim)
+    x = input.astype(out.dtype) if input.dtype != out.dtype else _wide(input)
+    if x.size == 0:
+        _store(out, np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdim)))
+        return
+    top = np.amax(x, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0)
+    with np.errstate(all="ignore"):
+        result = np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True)) + top
+    if not keepdim:
+        result = result.reshape(out.shape)
+    _store(out, result)
+
+
+# -- norms -----------------------------------------------------------------------------
+
+def _vector_norm(x: np.ndarray, p: Any, axis: Any, keepdim: bool) -> np.ndarray:
+    a = np.abs(x)
+    if p == np.inf:
+        return np.amax(a, axis=axis, keepdims=keepdim) if a.size else np.zeros(())
+    if p == -np.inf:
+        return np.amin(a, axis=axis, keepdims=keepdim)
+    if p == 0:
+        return np.sum(a != 0, axis=axis, keepdims=keepdim).astype(a.dtype)
+    if p == 1:
+        return np.sum(a, axis=axis, keepdims=keepdim)
+    if p == 2:
+        return np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
+    with np.errstate(divide="ignore"):
+        return np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
+
+
+def norm(input, p, dim, keepdim, dtype, out):
+    x = _wide(input)
+    if dtype is not None:
+        x = x.astype(dtype.numpy_dtype if hasattr(dtype, "numpy_dtype") else dtype)
+    axis = _axis(input, dim)
+    if p == "nuc":
+        dims = tuple(range(input.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else axis)
+        _store(out, np.linalg.norm(x, "nuc", axis=dims, keepdims=keepdim))
+        return
+    _store(out, _vector_norm(x, 2 if p in ("fro", None) else p, axis, keepdim))
+
+
+def dist(input, other, p, out):
+    _store(out, _vector_norm(_wide(input) - _wide(other), p, None, False))
+
+
+def count_nonzero(input, dim, out):
+    _store(out, np.count_nonzero(input, axis=_axis(input, dim)))
+
+
+# -- unique, bincount, histc -----------------------------------------------------------
+
+def _unique_flat(input: np.ndarray, return_inverse: bool, return_counts: bool) -> tuple:
+    flat = input.reshape(-1)
+    values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+    return values, inverse.reshape(input.shape).astype(np.int64), counts.astype(np.int64)
+
+
+def _unique_slices(input: np.ndarray, dim: int) -> tuple:
+    moved = np.moveaxis(input, dim, 0)
+    n = moved.shape[0]
+    flat = moved.reshape(n, -1)
+    if n == 0:
+        return input.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    # Lexicographic order of the slices: lexsort keys go last-significant first.
+    order = np.lexsort(flat.T[::-1]) if flat.shape[1] else np.arange(n)
+    ordered = flat[order]
+    starts = np.ones(n, bool)
+    starts[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    group = np.cumsum(starts) - 1
+    inverse = np.empty(n, np.int64)
+    inverse[order] = group
+    counts = np.diff(np.append(np.flatnonzero(starts), n)).astype(np.int64)
+    values = np.moveaxis(moved[order][starts], 0, dim)
+    return values, inverse, counts
+
+
+def _pick(values, inverse, counts, return_inverse, return_counts):
+    values = np.ascontiguousarray(values)
+    if not return_inverse and not return_counts:
+        return values
+    picked = [values]
+    if return_inverse:
+        picked.append(inverse)
+    if return_counts:
+        picked.append(counts)
+    return tuple(picked)
+
+
+def unique(input, sorted, return_inverse, return_counts, dim):
+    if dim is None:
+        parts = _unique_flat(input, return_inverse, return_counts)
+    else:
+        parts = _unique_slices(input.reshape(1) if input.ndim == 0 else input, dim if input.ndim else 0)
+    return _pick(*parts, return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse, return_counts, dim):
+    if dim is None or input.ndim == 0:
+        source = input.reshape(-1)
+        moved = source
+        flat = source.reshape(-1, 1)
+        shape_back = input.shape
+        axis = 0
+    else:
+        axis = dim % input.ndim
+        moved = np.moveaxis(input, axis, 0)
+        flat = moved.reshape(moved.shape[0], -1)
+        shape_back = None
+    n = flat.shape[0]
+    starts = np.ones(n, bool)
+    if n > 1:
+        starts[1:] = np.any(flat[1:] != flat[:-1], axis=1) if flat.shape[1] else False
+    values = moved[starts]
+    if dim is not None and input.ndim:
+        values = np.moveaxis(values, 0, axis)
+    inverse = (np.cumsum(starts) - 1).astype(np.int64)
+    if shape_back is not None:
+        inverse = inverse.reshape(shape_back)
+    counts = np.diff(np.append(np.flatnonzero(starts), n)).astype(np.int64)
+    return _pick(values, inverse, counts, return_inverse, return_counts)
+
+
+def bincount(input, weights, minlength):
+    if input.size and input.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    index = input.astype(np.int64)
+    if weights is None:
+        return np.bincount(index, minlength=minlength).astype(np.int64)
+    kind = weights.dtype.name
+    result_dtype = weights.dtype if kind in ("float32", "float64") else np.dtype(np.float64)
+    return np.bincount(index, weights=weights.astype(np.float64), minlength=minlength).astype(result_dtype)
+
+
+def histc(input, bins, min, max, out):
+    data = input.reshape(-1).astype(np.float64)
+    low, high = float(min), float(max)
+    if low == high and data.size:
+        finite = data[~np.isnan(data)]
+        if finite.size:
+            low, high = float(finite.min()), float(finite.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise RuntimeError(f"torch.histc(): range of [{low}, {high}] is not finite")
+    counts, _ = np.histogram(data[~np.isnan(data)], bins=bins, range=(low, high))
+    _store(out, counts)
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "nansum": nansum, "nanmean": nanmean, "var": var, "std": std, "var_mean": var_mean, "std_mean": std_mean,
+    "aminmax": aminmax, "median": median, "nanmedian": nanmedian, "median_dim": median_dim,
+    "nanmedian_dim": nanmedian_dim, "mode": mode,
+    "quantile": _quantile(np.quantile, "quantile"), "nanquantile": _quantile(np.nanquantile, "nanquantile"),
+    "logsumexp": logsumexp, "norm": norm, "dist": dist, "count_nonzero": count_nonzero,
+    "unique": unique, "unique_consecutive": unique_consecutive, "bincount": bincount, "histc": histc,
+}

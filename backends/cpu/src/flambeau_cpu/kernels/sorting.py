@@ -1,0 +1,195 @@
+"""Kernels for comparisons and ordering: equal, allclose, isclose, isposinf/isneginf, isreal,
+fmax/fmin, sort/argsort/msort, topk, kthvalue, searchsorted, bucketize.
+
+Orders are stable everywhere (ties keep their input order; descending orders list equal
+elements first-come too), and NaN ranks above every number, as in PyTorch.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+try:
+    from .. import _C
+except ImportError:  # a source checkout without the built extension
+    _C = None
+
+_NATIVE_SORT = ("float32", "float64", "int32", "int64")
+
+
+def _float(x: np.ndarray) -> bool:
+    return x.dtype.kind in "fc" or x.dtype.name == "bfloat16"
+
+
+def equal(input, other, out):
+    out[...] = input.shape == other.shape and bool(np.array_equal(input, other))
+
+
+def _isclose(input, other, rtol, atol, equal_nan):
+    if not _float(input):
+        a, b = input.astype(np.float64), other.astype(np.float64)
+    else:
+        a, b = input, other
+    if a.dtype.name == "bfloat16":
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def isclose(input, other, rtol, atol, equal_nan, out):
+    np.copyto(out, _isclose(input, other, rtol, atol, equal_nan))
+
+
+def allclose(input, other, rtol, atol, equal_nan, out):
+    out[...] = bool(np.all(_isclose(input, other, rtol, atol, equal_nan)))
+
+
+def isposinf(input, out):
+    if _float(input):
+        np.logical_and(np.isinf(input), input > 0, out=out)
+    else:
+        out.fill(False)
+
+
+def isneginf(input, out):
+    if _float(input):
+        np.logical_and(np.isinf(input), input < 0, out=out)
+    else:
+        out.fill(False)
+
+
+def isreal(input, out):
+    if input.dtype.kind == "c":
+        np.equal(input.imag, 0, out=out)
+    else:
+        out.fill(True)
+
+
+def _nan_aware(ufunc: np.ufunc) -> Callable[..., Any]:
+    def kernel(input, other, out):
+        ufunc(input, other, out=out, casting="unsafe")
+    return kernel
+
+
+# -- sorting ---------------------------------------------------------------------------
+
+def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Stable sorting indices along ``axis``; NaN last ascending, first descending."""
+    if x.dtype.name == "bfloat16":  # ml_dtypes sorts NaN out of place; float32 holds every value exactly
+        x = x.astype(np.float32)
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    # Sorting the reversed input ascending and reversing that gives a descending order in which
+    # equal elements keep their input order (and NaN, last ascending, comes first).
+    n = x.shape[axis]
+    reversed_order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+    return (n - 1) - np.flip(reversed_order, axis)
+
+
+def _native_sort(input: np.ndarray, dim: int, descending: bool, values: np.ndarray, indices: np.ndarray) -> bool:
+    fn = getattr(_C, "sort_lastdim", None)
+    if (fn is None or input.ndim == 0 or dim % input.ndim != input.ndim - 1 or input.size < 2
+            or input.dtype.name not in _NATIVE_SORT or values.dtype != input.dtype
+            or not values.flags.c_contiguous or not indices.flags.c_contiguous
+            or np.may_share_memory(values, input)):
+        return False
+    fn(np.ascontiguousarray(input), values, indices, bool(descending), input.shape[-1])
+    return True
+
+
+def sort(input, dim, descending, stable, out):
+    values, indices = out
+    if input.ndim == 0:
+        np.copyto(values, input)
+        indices.fill(0)
+        return
+    if _native_sort(input, dim, descending, values, indices):
+        return
+    order = _order(input, dim, descending)
+    np.copyto(values, np.take_along_axis(input, order, axis=dim))
+    np.copyto(indices, order)
+
+
+def argsort(input, dim, descending, stable, out):
+    if input.ndim == 0:
+        out.fill(0)
+        return
+    np.copyto(out, _order(input, dim, descending))
+
+
+def msort(input, out):
+    if input.ndim == 0:
+        np.copyto(out, input)
+        return
+    np.copyto(out, np.take_along_axis(input, _order(input, 0, False), axis=0))
+
+
+def _native_topk(input, k, dim, largest, values, indices) -> bool:
+    fn = getattr(_C, "topk_lastdim", None)
+    if (fn is None or input.ndim == 0 or dim % input.ndim != input.ndim - 1 or input.size == 0 or k == 0
+            or input.dtype.name not in _NATIVE_SORT or values.dtype != input.dtype
+            or not values.flags.c_contiguous or not indices.flags.c_contiguous):
+        return False
+    fn(np.ascontiguousarray(input), values, indices, int(k), bool(largest), input.shape[-1])
+    return True
+
+
+def topk(input, k, dim, largest, sorted, out):
+    values, indices = out
+    if input.ndim == 0:
+        np.copyto(values, input.reshape(values.shape))
+        indices.fill(0)
+        return
+    if _native_topk(input, k, dim, largest, values, indices):
+        return
+    order = np.take(_order(input, dim, largest), np.arange(k), axis=dim)
+    np.copyto(values, np.take_along_axis(input, order, axis=dim))
+    np.copyto(indices, order)
+
+
+def kthvalue(input, k, dim, keepdim, out):
+    values, indices = out
+    if input.ndim == 0:
+        np.copyto(values, input)
+        indices.fill(0)
+        return
+    index = np.take(_order(input, dim, False), [k - 1], axis=dim)
+    picked = np.take_along_axis(input, index, axis=dim)
+    if not keepdim:
+        picked, index = picked.squeeze(dim), index.squeeze(dim)
+    np.copyto(values, picked)
+    np.copyto(indices, index)
+
+
+# -- searching -------------------------------------------------------------------------
+
+def _search(sequence: np.ndarray, values: Any, side: str, sorter: Any) -> np.ndarray:
+    if sequence.ndim == 1:
+        return np.searchsorted(sequence, values, side=side, sorter=sorter)
+    rows = sequence.reshape(-1, sequence.shape[-1])
+    wanted = np.asarray(values).reshape(rows.shape[0], -1)
+    order = None if sorter is None else sorter.reshape(rows.shape)
+    result = np.empty(wanted.shape, np.int64)
+    for r in range(rows.shape[0]):
+        result[r] = np.searchsorted(rows[r], wanted[r], side=side, sorter=None if order is None else order[r])
+    return result.reshape(np.shape(values))
+
+
+def searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out):
+    if sorter is not None and sorter.size and (sorter.min() < 0 or sorter.max() >= sorted_sequence.shape[-1]):
+        raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    which = "right" if right or side == "right" else "left"
+    np.copyto(out, np.asarray(_search(sorted_sequence, input, which, sorter)).reshape(out.shape), casting="unsafe")
+
+
+def bucketize(input, boundaries, out_int32, right, out):
+    which = "right" if right else "left"
+    np.copyto(out, np.asarray(np.searchsorted(boundaries, input, side=which)).reshape(out.shape), casting="unsafe")
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "equal": equal, "allclose": allclose, "isclose": isclose, "isposinf": isposinf, "isneginf": isneginf,
+    "isreal": isreal, "fmax": _nan_aware(np.fmax), "fmin": _nan_aware(np.fmin),
+    "sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue,
+    "searchsorted": searchsorted, "bucketize": bucketize,
+}
