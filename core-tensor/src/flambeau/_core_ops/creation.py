@@ -75,13 +75,13 @@ _MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be require
 
 
 def _meshgrid(tensors: Sequence[Tensor], indexing: Any = None) -> tuple:
+    if len(tensors) == 0:
+        raise RuntimeError("torch.meshgrid: Expected at least one tensor in the tensor list")
     if indexing is None:
         warnings.warn(_MESHGRID_WARNING, UserWarning, stacklevel=4)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
-    if len(tensors) == 0:
-        raise RuntimeError("torch.meshgrid: Expected at least one tensor in the tensor list")
     first = tensors[0]
     for t in tensors:
         if t._data.ndim > 1:

@@ -326,7 +326,23 @@ def type_error(op: OpDecl, name: str, value: Any) -> TypeError:
     )
 
 
-def no_tensor_error(op: OpDecl) -> TypeError:
+def no_tensor_error(op: OpDecl) -> Exception:
+    """No tensor among the arguments. For an op whose tensors all come in lists (``cat``, ``stack``),
+    that means every list was empty (a non-tensor element is refused earlier): the op's own check
+    (its meta, else its composite) then gives PyTorch's error for an empty list."""
+    from ._decl import TENSOR_LIST, tensor_kind
+
+    kinds = [tensor_kind(p) for p in op.parameters]
+    if TENSOR_LIST in kinds and all(k in (None, TENSOR_LIST) for k in kinds):
+        check = op.meta or op.composite
+        args = [[] if k == TENSOR_LIST else None if p.default is p.empty else p.default
+                for p, k in zip(op.parameters, kinds)]
+        try:
+            check(*args)
+        except RuntimeError as exc:
+            return exc
+        except Exception:  # noqa: BLE001 - a check that cannot take empty lists: the generic error below
+            pass
     return TypeError(f"{op.name}(): at least one argument must be a Tensor")
 
 

@@ -81,7 +81,7 @@ def _triangle(input, diagonal, out, lower: bool):
     keep = np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
     if out is not input:
         np.copyto(out, input)
-    np.copyto(out, 0, where=~keep)
+    np.copyto(out, out.dtype.type(0), where=~keep)
 
 
 def tril(input, diagonal, out):

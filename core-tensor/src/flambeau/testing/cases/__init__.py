@@ -8,6 +8,7 @@ from .._case import OpCase
 def core_cases() -> list[OpCase]:
     from . import elementwise, factories, indexing, linalg, reductions, views
     from . import reductions2, sorting
+    from . import shape, shape_diag
 
     return [
         *elementwise.cases(),
@@ -18,4 +19,6 @@ def core_cases() -> list[OpCase]:
         *indexing.cases(),
         *reductions2.cases(),
         *sorting.cases(),
+        *shape.cases(),
+        *shape_diag.cases(),
     ]
