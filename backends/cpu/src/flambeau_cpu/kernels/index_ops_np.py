@@ -67,7 +67,7 @@ def _identity(reduce: str, dtype: np.dtype) -> Any:
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind == "f":
+    if dtype.kind == "f" or dtype.name == "bfloat16":
         return -np.inf if reduce == "amax" else np.inf
     if dtype.kind == "b":
         return reduce == "amin"

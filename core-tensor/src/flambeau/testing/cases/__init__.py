@@ -9,6 +9,7 @@ def core_cases() -> list[OpCase]:
     from . import elementwise, factories, indexing, linalg, reductions, views
     from . import reductions2, sorting
     from . import shape, shape_diag
+    from . import index_ops
 
     return [
         *elementwise.cases(),
@@ -21,4 +22,5 @@ def core_cases() -> list[OpCase]:
         *sorting.cases(),
         *shape.cases(),
         *shape_diag.cases(),
+        *index_ops.cases(),
     ]

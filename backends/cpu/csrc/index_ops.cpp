@@ -1,0 +1,290 @@
+// Index ops along one dim: gather and index_select (read at an index), scatter and index_copy
+// (write at an index), scatter_add and index_add (add at an index).
+//
+// All of them walk the same space: every position off the indexed dim (P of them), and K steps
+// along it. A task takes a block of positions, works out their byte offsets once, then runs the
+// K steps over the whole block, so that the inner loop walks neighbouring memory whichever dim
+// is indexed. Writes at an index can only collide between steps of the same position, so the
+// writing modes split the work over positions only (never over K: repeated indices in
+// scatter_add must add up one after the other); gathers may also split K.
+//
+// Every index is checked against the indexed dim's size before anything is written, and every
+// array's strided extent is checked against its buffer, so no argument can make these kernels
+// touch memory outside the arrays.
+#include "common.h"
+
+#include <atomic>
+#include <limits>
+
+namespace flambeau {
+namespace {
+
+enum Mode : int { kGather = 0, kAssign = 1, kAdd = 2 };
+
+constexpr int kMaxDims = 64;
+constexpr index_t kBlock = 512;  // positions whose offsets a task computes at once
+
+struct Plan {
+  int nd = 0;  // dims off the indexed one
+  index_t size[kMaxDims];
+  index_t out_st[kMaxDims], src_st[kMaxDims], idx_st[kMaxDims];  // byte strides over those dims
+  index_t out_d = 0, src_d = 0, idx_d = 0;  // byte strides along the indexed dim
+  index_t positions = 1, steps = 0;
+};
+
+struct Wide {  // a 16-byte element (complex128) moved as a unit
+  std::uint64_t lo, hi;
+};
+
+// The byte offsets of positions [begin, begin + n) of the plan, for the three operands.
+void offsets(const Plan& p, index_t begin, index_t n, index_t* oo, index_t* so, index_t* io) {
+  index_t coord[kMaxDims];
+  index_t rem = begin, o = 0, s = 0, i = 0;
+  for (int d = p.nd - 1; d >= 0; --d) {
+    coord[d] = rem % p.size[d];
+    rem /= p.size[d];
+    o += coord[d] * p.out_st[d];
+    s += coord[d] * p.src_st[d];
+    i += coord[d] * p.idx_st[d];
+  }
+  for (index_t j = 0; j < n; ++j) {
+    oo[j] = o;
+    so[j] = s;
+    io[j] = i;
+    for (int d = p.nd - 1; d >= 0; --d) {  // odometer step to the next position
+      if (++coord[d] < p.size[d]) {
+        o += p.out_st[d];
+        s += p.src_st[d];
+        i += p.idx_st[d];
+        break;
+      }
+      o -= (coord[d] - 1) * p.out_st[d];
+      s -= (coord[d] - 1) * p.src_st[d];
+      i -= (coord[d] - 1) * p.idx_st[d];
+      coord[d] = 0;
+    }
+  }
+}
+
+template <class T, class I, int M>
+void run(const Plan& p, char* out, const char* src, const char* idx, T alpha) {
+  const index_t blocks = (p.positions + kBlock - 1) / kBlock;
+  const index_t per_block = std::min(p.positions, kBlock);
+  // Gathers split K too when there are few positions (a 1-d gather has one).
+  index_t kchunk = p.steps;
+  if (M == kGather && p.steps > 0) kchunk = std::max<index_t>(1, kParallelChunk / std::max<index_t>(per_block, 1));
+  const index_t ksplits = p.steps > 0 ? (p.steps + kchunk - 1) / kchunk : 1;
+  const index_t tasks = blocks * ksplits;
+  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(p.positions * p.steps), tasks));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1)
+  for (index_t t = 0; t < tasks; ++t) {
+    const index_t b = t / ksplits, ks = t % ksplits;
+    const index_t begin = b * kBlock, n = std::min(kBlock, p.positions - begin);
+    const index_t k0 = ks * kchunk, k1 = std::min(p.steps, k0 + kchunk);
+    index_t oo[kBlock], so[kBlock], io[kBlock];
+    offsets(p, begin, n, oo, so, io);
+    for (index_t k = k0; k < k1; ++k) {
+      const char* ik = idx + k * p.idx_d;
+      if (M == kGather) {
+        char* ok = out + k * p.out_d;
+        for (index_t j = 0; j < n; ++j) {
+          const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(ik + io[j]));
+          *reinterpret_cast<T*>(ok + oo[j]) = *reinterpret_cast<const T*>(src + so[j] + v * p.src_d);
+        }
+      } else {
+        const char* sk = src + k * p.src_d;
+        for (index_t j = 0; j < n; ++j) {
+          const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(ik + io[j]));
+          T* dst = reinterpret_cast<T*>(out + oo[j] + v * p.out_d);
+          const T value = *reinterpret_cast<const T*>(sk + so[j]);
+          if constexpr (M == kAdd) {
+            *dst += alpha * value;
+          } else {
+            *dst = value;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The first index outside [0, limit), scanning the index array in its own order; `found` says if any.
+template <class I>
+index_t first_bad(const py::array& index, index_t limit, bool& found) {
+  const int nd = static_cast<int>(index.ndim());
+  Plan p;  // reuse the odometer: all dims are "positions", no steps
+  p.nd = nd;
+  for (int d = 0; d < nd; ++d) {
+    p.size[d] = index.shape(d);
+    p.idx_st[d] = index.strides(d);
+    p.out_st[d] = p.src_st[d] = 0;
+    p.positions *= index.shape(d);
+  }
+  const char* base = static_cast<const char*>(index.data());
+  std::atomic<index_t> first{std::numeric_limits<index_t>::max()};  // linear position of the first bad one
+  const index_t blocks = (p.positions + kBlock - 1) / kBlock;
+  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(p.positions), blocks));
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nthreads) if (nthreads > 1)
+  for (index_t b = 0; b < blocks; ++b) {
+    const index_t begin = b * kBlock, n = std::min(kBlock, p.positions - begin);
+    if (begin > first.load(std::memory_order_relaxed)) continue;
+    index_t oo[kBlock], so[kBlock], io[kBlock];
+    offsets(p, begin, n, oo, so, io);
+    for (index_t j = 0; j < n; ++j) {
+      const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(base + io[j]));
+      if (v < 0 || v >= limit) {
+        index_t seen = first.load();
+        while (begin + j < seen && !first.compare_exchange_weak(seen, begin + j)) {
+        }
+        break;
+      }
+    }
+  }
+  const index_t at = first.load();
+  found = at != std::numeric_limits<index_t>::max();
+  if (!found) return 0;
+  index_t off = 0, rem = at;
+  for (int d = nd - 1; d >= 0; --d) {
+    off += (rem % p.size[d]) * p.idx_st[d];
+    rem /= p.size[d];
+  }
+  return static_cast<index_t>(*reinterpret_cast<const I*>(base + off));
+}
+
+void fail(const char* what) { throw std::invalid_argument(std::string("dim_index: ") + what); }
+
+bool kind_is(const py::array& a, char kind, int itemsize) {
+  return a.dtype().kind() == kind && a.itemsize() == itemsize;
+}
+
+template <class T, class I>
+void dispatch_mode(int mode, const Plan& p, char* out, const char* src, const char* idx, T alpha) {
+  if (mode == kGather) run<T, I, kGather>(p, out, src, idx, alpha);
+  else if (mode == kAssign) run<T, I, kAssign>(p, out, src, idx, alpha);
+  else run<T, I, kAdd>(p, out, src, idx, alpha);
+}
+
+template <class I>
+bool dispatch_type(int mode, const py::array& out, const Plan& p, char* po, const char* ps, const char* pi,
+                   double alpha) {
+  if (mode == kAdd) {  // arithmetic needs the real type
+    if (kind_is(out, 'f', 4)) dispatch_mode<float, I>(mode, p, po, ps, pi, static_cast<float>(alpha));
+    else if (kind_is(out, 'f', 8)) dispatch_mode<double, I>(mode, p, po, ps, pi, alpha);
+    else if (kind_is(out, 'i', 8)) dispatch_mode<std::int64_t, I>(mode, p, po, ps, pi, static_cast<std::int64_t>(alpha));
+    else if (kind_is(out, 'i', 4)) dispatch_mode<std::int32_t, I>(mode, p, po, ps, pi, static_cast<std::int32_t>(alpha));
+    else return false;
+    return true;
+  }
+  switch (out.itemsize()) {  // copies move bytes: any dtype of the size will do
+    case 1: dispatch_mode<std::uint8_t, I>(mode, p, po, ps, pi, 0); break;
+    case 2: dispatch_mode<std::uint16_t, I>(mode, p, po, ps, pi, 0); break;
+    case 4: dispatch_mode<std::uint32_t, I>(mode, p, po, ps, pi, 0); break;
+    case 8: dispatch_mode<std::uint64_t, I>(mode, p, po, ps, pi, 0); break;
+    default: return false;
+  }
+  return true;
+}
+
+// mode: 0 gather (out at k <- src at index), 1 assign (out at index <- src at k), 2 add (out at index += alpha *
+// src at k). vector: `index` is 1-d and applies to every position (index_select, index_add, index_copy);
+// otherwise it has a value per position and step (gather, scatter). `prefill`: an array copied into `out` once
+// every index has been checked (the functional forms), or None. Returns False when the dtypes or layout are not
+// handled here (the caller then uses numpy); raises IndexError naming a bad index before writing anything.
+bool dim_index(int mode, py::array out, py::array src, py::array index, int dim, bool vector, double alpha,
+               py::object prefill) {
+  if (mode < kGather || mode > kAdd) fail("unknown mode");
+  const int nd = static_cast<int>(out.ndim());
+  if (nd < 1 || nd > kMaxDims || src.ndim() != nd) fail("out and src must have the same number of dims (1 to 64)");
+  if (dim < 0 || dim >= nd) fail("dim out of range");
+  if (vector ? index.ndim() != 1 : index.ndim() != nd) fail("index has the wrong number of dims");
+  if (out.dtype().num() != src.dtype().num() || out.itemsize() != src.itemsize()) return false;
+  if (mode == kAdd ? !(kind_is(out, 'f', 4) || kind_is(out, 'f', 8) || kind_is(out, 'i', 8) || kind_is(out, 'i', 4))
+                   : !(out.itemsize() == 1 || out.itemsize() == 2 || out.itemsize() == 4 || out.itemsize() == 8))
+    return false;
+  const bool i64 = kind_is(index, 'i', 8), i32 = kind_is(index, 'i', 4);
+  if (!(i64 || i32)) return false;
+  if (out.dtype().byteorder() == '>' || index.dtype().byteorder() == '>') return false;
+  if (!is_aligned(out) || !is_aligned(src) || !is_aligned(index)) return false;
+  check_in_bounds(out, "out", true);
+  check_in_bounds(src, "src", false);
+  check_in_bounds(index, "index", false);
+  if (has_internal_overlap(out)) return false;
+  if (may_overlap(out, index) || may_overlap(out, src)) return false;  // the caller copies and retries
+
+  // Which array's shape spans the positions and steps, and the size each index must stay under.
+  const py::array& space = vector ? (mode == kGather ? out : src) : index;
+  const index_t limit = mode == kGather ? src.shape(dim) : out.shape(dim);
+  for (int d = 0; d < nd; ++d) {
+    const index_t n = space.shape(d);
+    if (vector) {
+      const py::array& other = mode == kGather ? src : out;
+      if (d != dim && other.shape(d) != n) fail("shapes differ off the indexed dim");
+      if (d == dim && index.shape(0) != n) fail("index length differs from the indexed dim");
+    } else {
+      if (mode == kGather ? out.shape(d) != n : src.shape(d) < n) fail("index larger than src");
+      const py::array& other = mode == kGather ? src : out;
+      if (d != dim && other.shape(d) < n) fail("index larger than the indexed array off dim");
+    }
+  }
+  if (prefill.is_none() == false) {
+    const py::array pre = prefill.cast<py::array>();
+    if (pre.ndim() != nd) fail("prefill must have out's shape");
+    for (int d = 0; d < nd; ++d)
+      if (pre.shape(d) != out.shape(d)) fail("prefill must have out's shape");
+  }
+
+  Plan p;
+  p.steps = space.shape(dim);
+  p.out_d = out.strides(dim);
+  p.src_d = src.strides(dim);
+  p.idx_d = vector ? index.strides(0) : index.strides(dim);
+  for (int d = 0; d < nd; ++d) {
+    if (d == dim) continue;
+    const index_t n = space.shape(d);
+    if (n == 1) continue;  // a dim of one adds nothing to the offsets
+    p.size[p.nd] = n;
+    p.out_st[p.nd] = out.strides(d);
+    p.src_st[p.nd] = src.strides(d);
+    p.idx_st[p.nd] = vector ? 0 : index.strides(d);
+    p.positions *= n;
+    ++p.nd;
+  }
+  for (int d = 0; d < nd; ++d)
+    if (space.shape(d) == 0) p.positions = 0;
+
+  bool found = false;
+  index_t bad = 0;
+  {
+    py::gil_scoped_release nogil;
+    bad = i64 ? first_bad<std::int64_t>(index, limit, found) : first_bad<std::int32_t>(index, limit, found);
+  }
+  if (found) {
+    throw py::index_error("index " + std::to_string(bad) + " is out of bounds for dimension " + std::to_string(dim) +
+                          " with size " + std::to_string(limit));
+  }
+  if (!prefill.is_none() && prefill.ptr() != out.ptr()) {
+    py::module_::import("numpy").attr("copyto")(out, prefill, py::arg("casting") = "unsafe");
+  }
+  if (p.positions == 0 || p.steps == 0) return true;
+  char* po = static_cast<char*>(out.mutable_data());
+  const char* ps = static_cast<const char*>(src.data());
+  const char* pi = static_cast<const char*>(index.data());
+  bool handled;
+  {
+    py::gil_scoped_release nogil;
+    handled = i64 ? dispatch_type<std::int64_t>(mode, out, p, po, ps, pi, alpha)
+                  : dispatch_type<std::int32_t>(mode, out, p, po, ps, pi, alpha);
+  }
+  return handled;
+}
+
+void register_index_ops(py::module_& m) {
+  m.def("dim_index", &dim_index, py::arg("mode"), py::arg("out"), py::arg("src"), py::arg("index"), py::arg("dim"),
+        py::arg("vector"), py::arg("alpha") = 1.0, py::arg("prefill") = py::none(),
+        "gather / index_select (mode 0), scatter / index_copy (1), scatter_add / index_add (2) along `dim`.");
+}
+
+FLAMBEAU_REGISTER(register_index_ops);
+
+}  // namespace
+}  // namespace flambeau
