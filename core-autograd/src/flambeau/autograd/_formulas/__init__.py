@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from ..formula import Formula
 from . import elementwise, linalg, misc, reductions, views
+from . import reductions2, sorting
 
 
 def all_formulas() -> dict[str, Formula]:
     table: dict[str, Formula] = {}
-    for module in (elementwise, reductions, views, linalg, misc):
+    for module in (elementwise, reductions, views, linalg, misc, reductions2, sorting):
         table.update(module.formulas())
     return table
