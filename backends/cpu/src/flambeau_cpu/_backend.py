@@ -7,7 +7,7 @@ import numpy as np
 from flambeau import _dtypes
 from flambeau.plugins import Backend
 
-from . import _storage
+from . import _random, _storage
 
 
 class CpuBackend(Backend):
@@ -18,8 +18,10 @@ class CpuBackend(Backend):
     dtypes = frozenset(_dtypes.ALL_DTYPES)
     dlpack_device_type = 1  # kDLCPU
 
-    def __init__(self) -> None:
-        self.generator = np.random.Generator(np.random.PCG64())
+    @property
+    def generator(self) -> np.random.Generator:
+        """The default engine's numpy generator (what the CPU's random kernels draw from by default)."""
+        return _random.DEFAULT.numpy
 
     def empty(self, shape: tuple[int, ...], dtype: _dtypes.dtype, device: Any) -> np.ndarray:
         return np.empty(shape, dtype._np if dtype._np is not None else dtype.numpy_dtype)
@@ -56,7 +58,13 @@ class CpuBackend(Backend):
         return native.__array_interface__["data"][0]
 
     def manual_seed(self, seed: int) -> None:
-        self.generator = np.random.Generator(np.random.PCG64(seed))
+        _random.DEFAULT.manual_seed(seed)
+
+    def create_generator(self, device: Any) -> _random.CpuGenerator:
+        return _random.CpuGenerator()
+
+    def default_generator(self, device: Any) -> _random.CpuGenerator:
+        return _random.DEFAULT
 
     def set_num_threads(self, n: int) -> None:
         from . import _C

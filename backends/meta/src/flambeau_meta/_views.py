@@ -189,7 +189,19 @@ def basic_index(input: MetaArray, index):
     return input.derive(shape, strides, offset)
 
 
+def _complex_part(part: int):
+    """``real`` (part 0) and ``imag`` (part 1): the same byte strides over real-typed elements, two per
+    complex element (a real tensor's ``real`` is the tensor itself)."""
+    def kernel(input: MetaArray):
+        if input.dtype.kind != "c":
+            return input
+        real = input.dtype.type(0).real.dtype
+        return MetaArray(input.shape, real, input.strides, 2 * input.offset + part, 2 * input.storage_size)
+    return kernel
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
+    "real": _complex_part(0), "imag": _complex_part(1),
     "view": view, "transpose": transpose, "permute": permute, "t": t, "expand": expand, "squeeze": squeeze,
     "unsqueeze": unsqueeze, "narrow": narrow, "select": select, "unfold": unfold, "as_strided": as_strided,
     "basic_index": basic_index,

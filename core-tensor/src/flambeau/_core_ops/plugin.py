@@ -6,6 +6,7 @@ from . import elementwise, factories, indexing, linalg, reductions, views
 from . import reductions2, sorting
 from . import index_ops
 from . import creation, shape, shape_diag
+from . import random
 
 
 @hookimpl
@@ -13,4 +14,5 @@ def flambeau_declare_ops():
     return [*elementwise.declarations(), *reductions.declarations(), *views.declarations(),
             *linalg.declarations(), *factories.declarations(), *indexing.declarations(),
             *reductions2.declarations(), *sorting.declarations(), *index_ops.declarations(),
-            *shape.declarations(), *shape_diag.declarations(), *creation.declarations()]
+            *shape.declarations(), *shape_diag.declarations(), *creation.declarations(),
+            *random.declarations()]

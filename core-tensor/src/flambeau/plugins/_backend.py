@@ -89,7 +89,25 @@ class Backend:
 
     # -- randomness ------------------------------------------------------------------
     def manual_seed(self, seed: int) -> None:
-        """Seed this backend's default random generators."""
+        """Seed this backend's default random generators (``seed`` is an int in ``[0, 2**64)``)."""
+
+    def create_generator(self, device: device) -> Any:
+        """A new random engine for ``device``: the state behind a ``flambeau.Generator(device)``.
+
+        The engine is the backend's own object; it must offer ``manual_seed(seed)`` (an int in
+        ``[0, 2**64)``), ``initial_seed() -> int``, ``get_state() -> np.ndarray`` (1-D uint8, the
+        whole state) and ``set_state(state)`` (a state ``get_state`` gave; anything else raises
+        RuntimeError). A new engine starts from ``flambeau._api_random.DEFAULT_SEED``, so that runs
+        repeat. Random ops' kernels receive their ``generator`` argument as the user passed it:
+        None (use :meth:`default_generator`) or a ``flambeau.Generator`` whose ``_native`` attribute
+        is the engine this method returned (its device was checked by the op's meta function).
+        """
+        raise NotImplementedError(f"backend {self.name!r} provides no random generators")
+
+    def default_generator(self, device: device) -> Any:
+        """The engine random ops on ``device`` draw from when given no generator (see
+        :meth:`create_generator`); :meth:`manual_seed` seeds it."""
+        raise NotImplementedError(f"backend {self.name!r} provides no random generators")
 
     # -- kernels ---------------------------------------------------------------------
     def kernels(self) -> Mapping[str, Callable[..., Any]]:

@@ -230,6 +230,10 @@ def run_sample(case: OpCase, dtype: str, index: int, sample: Sample, device: Any
     decl = declarations()[case.op]
     if sample.data_dependent and not data:
         return
+    if decl.random:  # no numpy reference for random values: support, shape, dtype and determinism instead
+        from ._random_runner import run_random_sample
+
+        return run_random_sample(case, dtype, index, sample, device, data)
     seed = seed_for(case.op, dtype, index)
     host_args, host_kwargs, args, kwargs = Inputs(device, seed).sample(sample)
     expected, mutated = _expected(case, host_args, host_kwargs)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..formula import Formula
 from . import elementwise, linalg, misc, reductions, views
+from . import random
 from . import reductions2, sorting
 
 
@@ -10,4 +11,5 @@ def all_formulas() -> dict[str, Formula]:
     table: dict[str, Formula] = {}
     for module in (elementwise, reductions, views, linalg, misc, reductions2, sorting):
         table.update(module.formulas())
+    table.update(random.formulas())
     return table

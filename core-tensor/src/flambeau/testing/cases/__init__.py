@@ -10,6 +10,7 @@ def core_cases() -> list[OpCase]:
     from . import reductions2, sorting
     from . import shape, shape_diag
     from . import index_ops
+    from . import random
 
     return [
         *elementwise.cases(),
@@ -23,4 +24,5 @@ def core_cases() -> list[OpCase]:
         *shape.cases(),
         *shape_diag.cases(),
         *index_ops.cases(),
+        *random.cases(),
     ]

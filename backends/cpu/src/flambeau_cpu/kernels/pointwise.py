@@ -1,0 +1,251 @@
+"""numpy/scipy kernels for the pointwise ops of ``flambeau._core_ops.pointwise`` and
+``pointwise_special``. Each fills its preallocated ``out`` (which may alias an input)."""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+from scipy import special as sc
+
+_HALF_LOG_PI = 0.5 * math.log(math.pi)
+
+
+def _work_dtype(out: np.ndarray) -> np.dtype:
+    """The dtype to compute in: float16 and bfloat16 results are computed in float32 (as PyTorch's
+    CPU kernels do), and scipy has no loops for them."""
+    if out.dtype.kind == "c":
+        return out.dtype
+    return out.dtype if out.dtype == np.float64 else np.dtype(np.float32)
+
+
+def _as(x: Any, wd: np.dtype) -> Any:
+    if isinstance(x, np.ndarray) and x.dtype != wd:
+        return x.astype(wd)
+    return x
+
+
+def _store(out: np.ndarray, result: Any) -> None:
+    np.copyto(out, result, casting="unsafe")
+
+
+def _float_unary(fn: Callable[..., Any]) -> Callable[..., None]:
+    """A kernel computing ``fn`` in the working dtype, straight into ``out`` when it can."""
+    def kernel(input, out):
+        wd = _work_dtype(out)
+        x = _as(input, wd)
+        if out.dtype == wd and isinstance(fn, np.ufunc):
+            fn(x, out=out)
+        else:
+            _store(out, fn(x))
+    return kernel
+
+
+def _float_binary(fn: Callable[..., Any]) -> Callable[..., None]:
+    def kernel(input, other, out):
+        wd = _work_dtype(out)
+        a, b = _as(input, wd), _as(other, wd)
+        if out.dtype == wd and isinstance(fn, np.ufunc):
+            fn(a, b, out=out)
+        else:
+            _store(out, fn(a, b))
+    return kernel
+
+
+# -- fused arithmetic ------------------------------------------------------------------
+
+def addcmul(input, tensor1, tensor2, value, out):
+    product = np.multiply(tensor1, tensor2, dtype=out.dtype if out.dtype.kind != "b" else None)
+    if value != 1:
+        product = np.multiply(product, value, casting="unsafe")
+    np.add(input, product, out=out, casting="unsafe")
+
+
+def addcdiv(input, tensor1, tensor2, value, out):
+    quotient = np.true_divide(tensor1, tensor2)
+    if value != 1:
+        quotient = np.multiply(quotient, value)
+    np.add(input, quotient, out=out, casting="unsafe")
+
+
+def clamp_min(input, min, out):
+    np.maximum(input, min, out=out, casting="unsafe")
+
+
+def clamp_max(input, max, out):
+    np.minimum(input, max, out=out, casting="unsafe")
+
+
+# -- unary -----------------------------------------------------------------------------
+
+def sgn(input, out):
+    if input.dtype.kind != "c":
+        np.sign(input, out=out, casting="unsafe")
+        return
+    magnitude = np.abs(input)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        _store(out, np.where(magnitude == 0, 0, input / np.where(magnitude == 0, 1, magnitude)))
+
+
+def signbit(input, out):
+    if input.dtype.kind == "f":
+        np.signbit(input, out=out)
+    elif input.dtype.kind == "i":
+        np.less(input, 0, out=out)
+    elif input.dtype.kind in "ub":
+        out[...] = False
+    else:  # bfloat16 has no signbit loop
+        np.signbit(input.astype(np.float32), out=out)
+
+
+def angle(input, out):
+    if input.dtype.kind == "c":
+        _store(out, np.angle(input))
+        return
+    x = _as(input, _work_dtype(out))
+    # PyTorch: pi for negative numbers, 0 otherwise (-0.0 included), NaN stays NaN
+    _store(out, np.where(np.isnan(x), x, np.where(x < 0, math.pi, 0.0)))
+
+
+def conj_physical(input, out):
+    if input.dtype.kind == "c":
+        np.conjugate(input, out=out)
+    elif out is not input:
+        np.copyto(out, input)
+
+
+def deg2rad(input, out):
+    _float_unary(np.deg2rad)(input, out)
+
+
+def rad2deg(input, out):
+    _float_unary(np.rad2deg)(input, out)
+
+
+def _finfo(d: np.dtype) -> Any:
+    try:
+        return np.finfo(d)
+    except (TypeError, ValueError):  # bfloat16
+        import ml_dtypes
+
+        return ml_dtypes.finfo(d)
+
+
+def nan_to_num(input, nan, posinf, neginf, out):
+    if input.dtype.kind in "iub":
+        if out is not input:
+            np.copyto(out, input)
+        return
+    info = _finfo(input.real.dtype)
+    posinf = float(info.max) if posinf is None else posinf
+    neginf = float(info.min) if neginf is None else neginf
+    x = input if input.dtype.kind == "c" else _as(input, _work_dtype(out))
+    _store(out, np.nan_to_num(x, copy=True, nan=nan, posinf=posinf, neginf=neginf))
+
+
+def frexp(input, out):
+    mantissa, exponent = out
+    x = input if input.dtype.itemsize >= 2 and input.dtype.kind == "f" else input.astype(np.float32)
+    m, e = np.frexp(x)
+    _store(mantissa, m)
+    _store(exponent, e)
+
+
+def logit(input, eps, out):
+    x = _as(input, _work_dtype(out))
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        _store(out, np.log(x / (1 - x)))
+
+
+def real(input):
+    return input.real
+
+
+def imag(input):
+    return input.imag
+
+
+# -- binary ----------------------------------------------------------------------------
+
+copysign = _float_binary(np.copysign)
+hypot = _float_binary(np.hypot)
+logaddexp = _float_binary(np.logaddexp)
+logaddexp2 = _float_binary(np.logaddexp2)
+xlogy = _float_binary(sc.xlogy)
+special_xlog1py = _float_binary(sc.xlog1py)
+
+
+def nextafter(input, other, out):
+    # In the result's own dtype: the next float32 after x is not the next float64's.
+    np.nextafter(input, other, out=out, casting="unsafe")
+
+
+def heaviside(input, values, out):
+    _store(out, np.where(input == 0, values, input > 0))
+
+
+def gcd(input, other, out):
+    np.gcd(input, other, out=out, casting="unsafe")
+
+
+def lcm(input, other, out):
+    np.lcm(input, other, out=out, casting="unsafe")
+
+
+def ldexp(input, other, out):
+    wd = _work_dtype(out)
+    scale = np.exp2(_as(other, wd if wd.kind == "f" else np.dtype(np.float64)))
+    np.multiply(input, scale, out=out, casting="unsafe")
+
+
+def float_power(input, exponent, out):
+    np.power(_as(input, out.dtype), _as(exponent, out.dtype), out=out, casting="unsafe")
+
+
+# -- special functions -----------------------------------------------------------------
+
+def polygamma(n, input, out):
+    x = _as(input, _work_dtype(out))
+    _store(out, sc.psi(x) if n == 0 else sc.polygamma(n, x))
+
+
+def mvlgamma(input, p, out):
+    x = _as(input, _work_dtype(out))
+    if x.size and not np.all(x > (p - 1) / 2):
+        raise RuntimeError("All elements must be greater than (p-1)/2")
+    total = np.full(x.shape, p * (p - 1) / 2 * _HALF_LOG_PI, dtype=x.dtype)
+    for j in range(p):
+        total += sc.gammaln(x - j / 2)
+    _store(out, total)
+
+
+def igamma(input, other, out):
+    _float_binary(sc.gammainc)(input, other, out)
+
+
+def igammac(input, other, out):
+    _float_binary(sc.gammaincc)(input, other, out)
+
+
+def _sinc(input, out):
+    x = input if input.dtype.kind == "c" else _as(input, _work_dtype(out))
+    _store(out, np.sinc(x))
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    "addcmul": addcmul, "addcdiv": addcdiv, "clamp_min": clamp_min, "clamp_max": clamp_max,
+    "sgn": sgn, "signbit": signbit, "angle": angle, "conj_physical": conj_physical,
+    "deg2rad": deg2rad, "rad2deg": rad2deg, "nan_to_num": nan_to_num, "frexp": frexp, "logit": logit,
+    "real": real, "imag": imag,
+    "copysign": copysign, "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
+    "nextafter": nextafter, "xlogy": xlogy, "special_xlog1py": special_xlog1py, "heaviside": heaviside,
+    "gcd": gcd, "lcm": lcm, "ldexp": ldexp, "float_power": float_power,
+    "lgamma": _float_unary(sc.gammaln), "digamma": _float_unary(sc.psi), "erfinv": _float_unary(sc.erfinv),
+    "i0": _float_unary(sc.i0), "special_i0e": _float_unary(sc.i0e), "special_i1": _float_unary(sc.i1),
+    "special_i1e": _float_unary(sc.i1e), "special_ndtr": _float_unary(sc.ndtr),
+    "special_ndtri": _float_unary(sc.ndtri), "special_log_ndtr": _float_unary(sc.log_ndtr),
+    "special_erfcx": _float_unary(sc.erfcx), "special_entr": _float_unary(sc.entr),
+    "sinc": _sinc, "polygamma": polygamma, "mvlgamma": mvlgamma, "igamma": igamma, "igammac": igammac,
+}
