@@ -75,17 +75,6 @@ def get_num_threads() -> int:
     return loaded_backend("cpu").get_num_threads()
 
 
-def manual_seed(seed: int) -> None:
-    """Seed the random generators of every loaded backend."""
-    from .plugins._loader import BACKENDS
-
-    for name in ("cpu", *BACKENDS):
-        try:
-            plugins.loaded_backend(name).manual_seed(builtins_int(seed))
-        except plugins.BackendUnavailable:
-            pass
-
-
 import builtins as _builtins  # noqa: E402
 
 builtins_int = _builtins.int
