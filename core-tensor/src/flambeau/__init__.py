@@ -85,6 +85,9 @@ from . import _methods  # noqa: E402
 # Plugins load last, so that none of them sees a half-initialised core.
 _loader.load()
 _methods.install(__import__(__name__))
+from . import _api_pointwise  # noqa: E402
+
+_api_pointwise.install(__import__(__name__))
 from . import _api_random  # noqa: E402
 
 _api_random.install(__import__(__name__))  # Generator, seeding, rand & co (after the ops exist)

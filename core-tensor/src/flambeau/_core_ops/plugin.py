@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..plugins._hookspecs import hookimpl
 from . import elementwise, factories, indexing, linalg, reductions, views
+from . import pointwise, pointwise_special
 from . import reductions2, sorting
 from . import index_ops
 from . import creation, shape, shape_diag
@@ -13,6 +14,7 @@ from . import random
 def flambeau_declare_ops():
     return [*elementwise.declarations(), *reductions.declarations(), *views.declarations(),
             *linalg.declarations(), *factories.declarations(), *indexing.declarations(),
+            *pointwise.declarations(), *pointwise_special.declarations(),
             *reductions2.declarations(), *sorting.declarations(), *index_ops.declarations(),
             *shape.declarations(), *shape_diag.declarations(), *creation.declarations(),
             *random.declarations()]

@@ -6,13 +6,14 @@ from typing import Any, Callable
 
 def all_kernels() -> dict[str, Callable[..., Any]]:
     from . import elementwise, factories, indexing, linalg, reductions, views
+    from . import pointwise
     from . import cumulative, reductions2, sorting
     from . import shape
     from . import index_ops
     from . import random
 
     table: dict[str, Callable[..., Any]] = {}
-    for module in (elementwise, reductions, views, linalg, factories, indexing, cumulative, reductions2, sorting, index_ops, shape, random):
+    for module in (elementwise, reductions, views, linalg, factories, indexing, pointwise, cumulative, reductions2, sorting, index_ops, shape, random):
         table.update(module.KERNELS)
     try:
         from . import native, optim

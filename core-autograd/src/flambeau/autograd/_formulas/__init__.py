@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from ..formula import Formula
 from . import elementwise, linalg, misc, reductions, views
+from . import pointwise
 from . import random
 from . import reductions2, sorting
 
 
 def all_formulas() -> dict[str, Formula]:
     table: dict[str, Formula] = {}
-    for module in (elementwise, reductions, views, linalg, misc, reductions2, sorting):
+    for module in (elementwise, reductions, views, linalg, misc, pointwise, reductions2, sorting):
         table.update(module.formulas())
     table.update(random.formulas())
     return table

@@ -7,6 +7,7 @@ from .._case import OpCase
 
 def core_cases() -> list[OpCase]:
     from . import elementwise, factories, indexing, linalg, reductions, views
+    from . import pointwise, pointwise_special
     from . import reductions2, sorting
     from . import shape, shape_diag
     from . import index_ops
@@ -19,6 +20,8 @@ def core_cases() -> list[OpCase]:
         *linalg.cases(),
         *factories.cases(),
         *indexing.cases(),
+        *pointwise.cases(),
+        *pointwise_special.cases(),
         *reductions2.cases(),
         *sorting.cases(),
         *shape.cases(),
