@@ -1,7 +1,7 @@
 """Declarations of the diagonal and triangle ops: diagonal, diag, diag_embed, diagflat, tril, triu.
 
-``diagonal`` is a view (written with ``as_strided``, so it runs on every backend and shares the
-version counter); ``diag_embed``, ``tril`` and ``triu`` are primitives; ``diag`` and ``diagflat``
+``diagonal`` is a view: a backend may give it a kernel (the CPU does, so that autograd records it
+with its own formula), and its composite, written with ``as_strided``, runs everywhere else; ``diag_embed``, ``tril`` and ``triu`` are primitives; ``diag`` and ``diagflat``
 are composites of them.
 """
 from __future__ import annotations
@@ -37,6 +37,10 @@ def _diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> T
     keep = [i for i in range(ndim) if i not in (a, b)]
     return input.as_strided(tuple(shape[i] for i in keep) + (length,),
                             tuple(strides[i] for i in keep) + (strides[a] + strides[b],), start)
+
+
+def _diagonal_meta(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> None:
+    _diag_dims(input._data.ndim, dim1, dim2)
 
 
 def _diag_embed_meta(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> tuple:
@@ -79,7 +83,7 @@ def _triangle_meta(name: str):
 
 def declarations() -> list[OpDecl]:
     return [
-        OpDecl("diagonal", "(input: Tensor, offset=0, dim1=0, dim2=1)", None, kind=VIEW, composite=_diagonal,
+        OpDecl("diagonal", "(input: Tensor, offset=0, dim1=0, dim2=1)", _diagonal_meta, kind=VIEW, composite=_diagonal,
                doc="A view of the ``offset`` diagonal of the planes ``(dim1, dim2)``, appended as the last dim.\n\n"
                    "Example::\n\n    >>> fb.arange(9.).reshape(3, 3).diagonal(1)\n    tensor([1., 5.])"),
         OpDecl("diag_embed", "(input: Tensor, offset=0, dim1=-2, dim2=-1)", _diag_embed_meta,

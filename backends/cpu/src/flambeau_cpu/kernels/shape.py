@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import _storage
+
 
 def _ints(value: Any) -> tuple[int, ...]:
     if isinstance(value, np.ndarray):
@@ -29,6 +31,21 @@ def _writeable_diagonal(out: np.ndarray, offset: int, dim1: int, dim2: int) -> n
     return np.lib.stride_tricks.as_strided(
         base, tuple(out.shape[i] for i in keep) + (length,), tuple(out.strides[i] for i in keep) + (s1 + s2,),
         writeable=True)
+
+
+def diagonal(input, offset, dim1, dim2):
+    ndim = input.ndim
+    a, b = dim1 % ndim, dim2 % ndim
+    n1, n2 = input.shape[a], input.shape[b]
+    length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+    item = input.itemsize
+    strides = [s // item for s in input.strides]
+    start = _storage.storage_offset(input)
+    if length:
+        start += offset * strides[b] if offset >= 0 else -offset * strides[a]
+    keep = [i for i in range(ndim) if i not in (a, b)]
+    return _storage.as_strided(input, tuple(input.shape[i] for i in keep) + (length,),
+                               tuple(strides[i] for i in keep) + (strides[a] + strides[b],), start)
 
 
 def cat(tensors, dim, out):
@@ -114,6 +131,7 @@ def complex_(real, imag, out):
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
+    "diagonal": diagonal,
     "cat": cat, "flip": flip, "roll": roll, "repeat": repeat, "diag_embed": diag_embed, "tril": tril,
     "triu": triu, "range": range_, "tril_indices": tril_indices, "triu_indices": triu_indices, "complex": complex_,
 }

@@ -5,6 +5,7 @@ from ..formula import Formula
 from . import elementwise, linalg, misc, reductions, views
 from . import pointwise
 from . import random
+from . import shape
 from . import reductions2, sorting
 
 
@@ -13,4 +14,5 @@ def all_formulas() -> dict[str, Formula]:
     for module in (elementwise, reductions, views, linalg, misc, pointwise, reductions2, sorting):
         table.update(module.formulas())
     table.update(random.formulas())
+    table.update(shape.formulas())
     return table
