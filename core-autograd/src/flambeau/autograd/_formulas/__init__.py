@@ -7,6 +7,7 @@ from . import pointwise
 from . import random
 from . import shape
 from . import reductions2, sorting
+from . import index_ops
 
 
 def all_formulas() -> dict[str, Formula]:
@@ -15,4 +16,5 @@ def all_formulas() -> dict[str, Formula]:
         table.update(module.formulas())
     table.update(random.formulas())
     table.update(shape.formulas())
+    table.update(index_ops.formulas())
     return table
