@@ -27,7 +27,7 @@ _RANGE_WARNING = ("torch.range is deprecated and will be removed in a future rel
                   "[start, end).")
 
 
-def range(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None = None, dtype: Any = None,
+def range_(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None = None, dtype: Any = None,
           device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
     """Deprecated: values from ``start`` to ``end`` *inclusive*, ``step`` apart, in the default float dtype.
 
@@ -47,6 +47,9 @@ def range(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None 
     if end is None:
         raise TypeError("range() missing required argument 'end' (pos 2)")
     return FUNCTIONS["range"](start, end, step, dtype=dtype, device=device, requires_grad=requires_grad, out=out)
+
+
+range_.__name__ = range_.__qualname__ = "range"
 
 
 def concat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
@@ -148,6 +151,69 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = No
     return result
 
 
+# -- memory formats and clone ------------------------------------------------------------
+
+class memory_format:
+    """How a tensor's elements are laid out in memory (``flambeau.contiguous_format``, ...)."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"flambeau.{self._name}"
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+
+def _channels_last_strides(shape: tuple, fmt: memory_format) -> tuple:
+    rank = 4 if fmt is channels_last else 5
+    if len(shape) != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
+    n, c, *spatial = shape
+    strides, acc = [0] * rank, max(c, 1)
+    strides[1] = 1
+    for i in range(rank - 1, 1, -1):
+        strides[i] = acc
+        acc *= max(shape[i], 1)
+    strides[0] = acc
+    return tuple(strides)
+
+
+def clone(input: Tensor, *, memory_format: memory_format | None = None) -> Tensor:
+    """A copy with its own storage.
+
+    Args:
+        input: the tensor to copy.
+        memory_format: ``flambeau.channels_last`` (4-D) or ``flambeau.channels_last_3d`` (5-D) give
+            those layouts; otherwise (``preserve_format``, ``contiguous_format``, None) the copy is
+            row-major. (PyTorch's ``preserve_format`` keeps a dense input's strides; here every
+            caller of ``clone`` relies on a row-major copy, so that is left for later.)
+
+    Example::
+
+        >>> fb.ones(2, 3, 4, 5).clone(memory_format=fb.channels_last).stride()
+        (60, 1, 15, 3)
+    """
+    if memory_format is None or memory_format is preserve_format or memory_format is contiguous_format \
+            or not isinstance(input, Tensor):
+        return FUNCTIONS["clone"](input)
+    if memory_format not in (channels_last, channels_last_3d):
+        raise TypeError("clone(): argument 'memory_format' must be flambeau.memory_format, not "
+                        f"{type(memory_format).__name__}")
+    strides = _channels_last_strides(tuple(input.shape), memory_format)
+    result = empty_strided(tuple(input.shape), strides, dtype=input.dtype, device=input.device)
+    return result.copy_(input)
+
+
 # -- methods ------------------------------------------------------------------------------
 
 def _repeat_method(self: Tensor, *sizes: Any) -> Tensor:
@@ -167,13 +233,15 @@ def _moveaxis_method(self: Tensor, source: Any, destination: Any) -> Tensor:
 
 
 _FUNCTIONS = {
-    "range": range, "concat": concat, "concatenate": concat, "row_stack": row_stack, "moveaxis": moveaxis,
+    "range": range_, "concat": concat, "concatenate": concat, "row_stack": row_stack, "moveaxis": moveaxis,
     "meshgrid": meshgrid, "broadcast_tensors": broadcast_tensors, "broadcast_shapes": broadcast_shapes,
     "atleast_1d": _atleast(1), "atleast_2d": _atleast(2), "atleast_3d": _atleast(3),
-    "empty_strided": empty_strided,
+    "empty_strided": empty_strided, "clone": clone, "memory_format": memory_format,
+    "contiguous_format": contiguous_format, "preserve_format": preserve_format, "channels_last": channels_last,
+    "channels_last_3d": channels_last_3d,
 }
 
-_METHODS = {"repeat": _repeat_method, "tile": _tile_method, "flip": _flip_method, "moveaxis": _moveaxis_method}
+_METHODS = {"clone": clone, "repeat": _repeat_method, "tile": _tile_method, "flip": _flip_method, "moveaxis": _moveaxis_method}
 
 
 def install(namespace: ModuleType) -> None:
