@@ -255,3 +255,44 @@ def test_addcmul_broadcasting_matches_numpy(s1, s2, s3, value):
     t = [fb.tensor(v, dtype=fb.float64) for v in (a, b, c)]
     assert np.allclose(arr(fb.addcmul(*t, value=value)), a + value * b * c)
     assert np.allclose(arr(fb.addcdiv(t[0], t[1], t[2] + 3, value=value)), a + value * b / (c + 3))
+
+
+# -- large and edge inputs (the CPU backend's threaded C++ kernels take these) ---------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_large_contiguous_inputs_match_numpy(dtype):
+    rng = np.random.default_rng(5)
+    n = 200_003  # several chunks, and a ragged last one
+    x, a, b = (rng.uniform(0.2, 4, n).astype(dtype) for _ in range(3))
+    tx, ta, tb = fb.tensor(x), fb.tensor(a), fb.tensor(b)
+    rtol = 2e-6 if dtype == np.float32 else 1e-12
+    wide = [v.astype(np.float64) for v in (x, a, b)]
+    assert np.allclose(arr(fb.addcmul(tx, ta, tb, value=-0.5)), wide[0] - 0.5 * wide[1] * wide[2], rtol=rtol)
+    assert np.allclose(arr(fb.addcdiv(tx, ta, tb, value=2)), wide[0] + 2 * wide[1] / wide[2], rtol=rtol)
+    assert np.allclose(arr(fb.hypot(ta, tb)), np.hypot(wide[1], wide[2]), rtol=rtol)
+    assert np.allclose(arr(fb.logaddexp(ta, tb)), np.logaddexp(wide[1], wide[2]), rtol=rtol)
+    assert np.allclose(arr(fb.logaddexp2(ta, tb)), np.logaddexp2(wide[1], wide[2]), rtol=rtol)
+    assert np.allclose(arr(fb.lgamma(tx)), sc.gammaln(wide[0]), rtol=rtol * 4, atol=1e-6)
+    y = tx.clone()
+    assert y.addcmul_(ta, tb, value=3) is y
+    assert np.allclose(arr(y), wide[0] + 3 * wide[1] * wide[2], rtol=rtol)
+
+
+@pytest.mark.parametrize("dtype", [fb.float32, fb.float64])
+def test_hypot_logaddexp_special_values(dtype):
+    inf, nan = math.inf, math.nan
+    a = fb.tensor([inf, nan, -inf, inf, -inf, 3.0, 0.0], dtype=dtype)
+    b = fb.tensor([nan, inf, -inf, inf, 1.0, 4.0, -0.0], dtype=dtype)
+    h = arr(fb.hypot(a, b))
+    assert h[0] == inf and h[1] == inf and h[2] == inf and h[5] == 5.0 and h[6] == 0.0
+    le = arr(fb.logaddexp(a, b))
+    assert np.isnan(le[0]) and np.isnan(le[1]) and le[2] == -inf and le[3] == inf and le[4] == 1.0
+    le2 = arr(fb.logaddexp2(a, b))
+    assert le2[2] == -inf and le2[3] == inf and le2[4] == 1.0
+    assert np.isclose(arr(fb.logaddexp2(fb.tensor([1.0], dtype=dtype), fb.tensor([1.0], dtype=dtype)))[0], 2.0)
+
+
+def test_lgamma_at_negative_and_poles_large():
+    x = np.tile(np.array([-2.5, -0.5, 0.0, -3.0, 1e-3, 30.0], dtype=np.float32), 10_000)
+    got = arr(fb.lgamma(fb.tensor(x)))
+    assert np.allclose(got, sc.gammaln(x.astype(np.float64)), rtol=1e-5)

@@ -22,6 +22,11 @@ def _not_implemented(name: str, d: _dtypes.dtype) -> NotImplementedError:
 # -- fused arithmetic ------------------------------------------------------------------
 
 def _addcmul_meta(input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any = 1) -> tuple:
+    dt = input._dtype
+    shape = input._data.shape
+    if tensor1._dtype is dt and tensor2._dtype is dt and tensor1._data.shape == shape \
+            and tensor2._data.shape == shape and (type(value) is int or dt._category == _dtypes._FLOAT):
+        return shape, dt  # the common case (optimizers' updates), without the general promotion
     dt = result_type(input, tensor1, tensor2)
     if isinstance(value, float) and is_integral(dt):
         raise RuntimeError("For integral input tensors, argument value must not be a floating point number.")
@@ -38,7 +43,7 @@ _ADDCDIV_INT = (
 
 
 def _addcdiv_meta(input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any = 1) -> tuple:
-    if is_integral(tensor1._dtype) and is_integral(tensor2._dtype):
+    if tensor1._dtype._category <= _dtypes._INT and tensor2._dtype._category <= _dtypes._INT:
         raise RuntimeError(_ADDCDIV_INT)
     return _addcmul_meta(input, tensor1, tensor2, value)
 

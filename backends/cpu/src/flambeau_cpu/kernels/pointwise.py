@@ -10,6 +10,34 @@ from scipy import special as sc
 
 _HALF_LOG_PI = 0.5 * math.log(math.pi)
 
+try:  # the fused C++ kernels (a stale or missing build leaves the numpy ones in charge)
+    from .. import _C
+
+    _c_binary = _C.pointwise_binary
+    _c_unary = _C.pointwise_unary
+    _c_addcmul = _C.addcmul
+    _c_addcdiv = _C.addcdiv
+    _C_BIN = _C.POINTWISE_BINARY_OPS
+    _C_UN = _C.POINTWISE_UNARY_OPS
+except (ImportError, AttributeError):
+    _c_binary = _c_unary = _c_addcmul = _c_addcdiv = None
+    _C_BIN = _C_UN = {}
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_ndarray = np.ndarray
+
+
+def _c_ready(out: np.ndarray, *inputs: Any) -> bool:
+    """Cheap pre-check for the C++ kernels: float32/float64 arrays of out's dtype (they check the rest)."""
+    dt = out.dtype
+    if dt is not _F32 and dt is not _F64:
+        return False
+    for x in inputs:
+        if type(x) is not _ndarray or x.dtype is not dt:
+            return False
+    return True
+
 
 def _work_dtype(out: np.ndarray) -> np.dtype:
     """The dtype to compute in: float16 and bfloat16 results are computed in float32 (as PyTorch's
@@ -55,6 +83,9 @@ def _float_binary(fn: Callable[..., Any]) -> Callable[..., None]:
 # -- fused arithmetic ------------------------------------------------------------------
 
 def addcmul(input, tensor1, tensor2, value, out):
+    if _c_addcmul is not None and _c_ready(out, input, tensor1, tensor2) and not isinstance(value, complex) \
+            and _c_addcmul(input, tensor1, tensor2, value, out):
+        return
     product = np.multiply(tensor1, tensor2, dtype=out.dtype if out.dtype.kind != "b" else None)
     if value != 1:
         product = np.multiply(product, value, casting="unsafe")
@@ -62,6 +93,9 @@ def addcmul(input, tensor1, tensor2, value, out):
 
 
 def addcdiv(input, tensor1, tensor2, value, out):
+    if _c_addcdiv is not None and _c_ready(out, input, tensor1, tensor2) and not isinstance(value, complex) \
+            and _c_addcdiv(input, tensor1, tensor2, value, out):
+        return
     quotient = np.true_divide(tensor1, tensor2)
     if value != 1:
         quotient = np.multiply(quotient, value)
@@ -169,10 +203,32 @@ def imag(input):
 
 # -- binary ----------------------------------------------------------------------------
 
+def _fast_binary(name: str, fallback: Callable[..., None]) -> Callable[..., None]:
+    code = _C_BIN.get(name)
+    if code is None:
+        return fallback
+
+    def kernel(input, other, out):
+        if not (_c_ready(out, input, other) and _c_binary(code, input, other, out)):
+            fallback(input, other, out)
+    return kernel
+
+
 copysign = _float_binary(np.copysign)
-hypot = _float_binary(np.hypot)
-logaddexp = _float_binary(np.logaddexp)
-logaddexp2 = _float_binary(np.logaddexp2)
+hypot = _fast_binary("hypot", _float_binary(np.hypot))
+logaddexp = _fast_binary("logaddexp", _float_binary(np.logaddexp))
+logaddexp2 = _fast_binary("logaddexp2", _float_binary(np.logaddexp2))
+
+
+def _fast_unary(name: str, fallback: Callable[..., None]) -> Callable[..., None]:
+    code = _C_UN.get(name)
+    if code is None:
+        return fallback
+
+    def kernel(input, out):
+        if not (_c_ready(out, input) and _c_unary(code, input, out)):
+            fallback(input, out)
+    return kernel
 xlogy = _float_binary(sc.xlogy)
 special_xlog1py = _float_binary(sc.xlog1py)
 
@@ -242,7 +298,7 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "copysign": copysign, "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
     "nextafter": nextafter, "xlogy": xlogy, "special_xlog1py": special_xlog1py, "heaviside": heaviside,
     "gcd": gcd, "lcm": lcm, "ldexp": ldexp, "float_power": float_power,
-    "lgamma": _float_unary(sc.gammaln), "digamma": _float_unary(sc.psi), "erfinv": _float_unary(sc.erfinv),
+    "lgamma": _fast_unary("lgamma", _float_unary(sc.gammaln)), "digamma": _float_unary(sc.psi), "erfinv": _float_unary(sc.erfinv),
     "i0": _float_unary(sc.i0), "special_i0e": _float_unary(sc.i0e), "special_i1": _float_unary(sc.i1),
     "special_i1e": _float_unary(sc.i1e), "special_ndtr": _float_unary(sc.ndtr),
     "special_ndtri": _float_unary(sc.ndtri), "special_log_ndtr": _float_unary(sc.log_ndtr),
