@@ -18,8 +18,11 @@ import sys
 
 from _harness import Row
 
-SNIPPET = ("import time; w = time.perf_counter(); c = time.process_time(); import {m}; "
+SNIPPET = ("{pre}import time; w = time.perf_counter(); c = time.process_time(); import {m}; "
            "print(time.perf_counter() - w, time.process_time() - c)")
+#: A diagnostic row: flambeau with scipy's modules imported (untimed) first, i.e. what
+#: `import flambeau` costs beyond scipy, which the CPU backend's kernel modules import at load.
+SCIPY_PRELOADED = "flambeau, scipy preloaded"
 
 
 def _env() -> dict:
@@ -32,15 +35,20 @@ def _importable(module: str) -> bool:
     return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0
 
 
-def _sample(module: str) -> tuple[float, float]:
-    out = subprocess.run([sys.executable, "-c", SNIPPET.format(m=module)], capture_output=True, text=True,
-                         check=True, env=_env())
+def _sample(label: str) -> tuple[float, float]:
+    module, pre = label, ""
+    if label == SCIPY_PRELOADED:
+        module, pre = "flambeau", "import scipy.special, scipy.linalg; "
+    out = subprocess.run([sys.executable, "-c", SNIPPET.format(m=module, pre=pre)], capture_output=True,
+                         text=True, check=True, env=_env())
     wall, cpu = out.stdout.strip().splitlines()[-1].split()
     return float(wall) * 1e3, float(cpu) * 1e3
 
 
 def run(libs: list, quick: bool = False) -> list[Row]:
     modules = [m for m in ("flambeau", "torch", "numpy") if m == "numpy" or _importable(m)]
+    if "flambeau" in modules and _importable("scipy.special, scipy.linalg"):
+        modules.insert(1, SCIPY_PRELOADED)
     for module in modules:  # warm the bytecode caches and the OS file cache
         _sample(module)
     samples: dict[str, list[tuple[float, float]]] = {m: [] for m in modules}
