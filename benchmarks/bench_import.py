@@ -20,9 +20,9 @@ from _harness import Row
 
 SNIPPET = ("{pre}import time; w = time.perf_counter(); c = time.process_time(); import {m}; "
            "print(time.perf_counter() - w, time.process_time() - c)")
-#: A diagnostic row: flambeau with scipy's modules imported (untimed) first, i.e. what
+#: A diagnostic row: flambeau with scipy (hence numpy) imported, untimed, first: what
 #: `import flambeau` costs beyond scipy, which the CPU backend's kernel modules import at load.
-SCIPY_PRELOADED = "flambeau, scipy preloaded"
+SCIPY_PRELOADED = "flambeau, numpy+scipy preloaded"
 
 
 def _env() -> dict:

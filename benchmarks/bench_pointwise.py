@@ -23,17 +23,15 @@ def _workloads(libs: list[Library], op: str, n: int) -> dict:
     for lib in libs:
         m = lib.module
         x, a, b = lib.make((n,)), lib.make((n,)), lib.make((n,))
-        if op == "addcmul":
-            if lib.name == "numpy":
-                f = (lambda x=x, a=a, b=b: x + 0.5 * (a * b))
-            else:
-                f = (lambda x=x, a=a, b=b, g=m.addcmul: g(x, a, b, value=0.5))
+        if op == "addcmul" and lib.name == "numpy":
+            workloads[lib.name] = (lambda x=x, a=a, b=b: x + 0.5 * (a * b))
+        elif op == "addcmul":
+            workloads[lib.name] = (lambda x=x, a=a, b=b, g=m.addcmul: g(x, a, b, value=0.5))
         elif op == "hypot":
-            f = (lambda a=a, b=b, g=m.hypot: g(a, b))
+            workloads[lib.name] = (lambda a=a, b=b, g=m.hypot: g(a, b))
         else:
             g = special.gammaln if lib.name == "numpy" else m.lgamma
-            f = (lambda x=x, g=g: g(x))
-        workloads[lib.name] = f
+            workloads[lib.name] = (lambda x=x, g=g: g(x))
     return workloads
 
 
