@@ -14,29 +14,32 @@ try:
 except ImportError:  # a source checkout without the built extension
     _C = None
 
-_NATIVE_DTYPES = ("float32", "float64", "int64")
+#: dtypes the C++ scans take (numpy dtype objects: comparing them is cheaper than their names)
+_NATIVE_DTYPES = frozenset(np.dtype(n) for n in ("float32", "float64", "int64"))
 
 
-def _native(name: str, input: np.ndarray, out: np.ndarray, dim: int) -> bool:
-    """Runs the C++ scan along the last dim when it applies; says whether it did."""
-    fn = getattr(_C, name, None)
-    if fn is None or input.ndim == 0 or dim % input.ndim != input.ndim - 1 or input.size == 0:
+def _native(fn: Any, input: np.ndarray, out: np.ndarray, dim: int) -> bool:
+    """Runs the C++ scan ``fn`` along the last dim when it applies; says whether it did."""
+    if fn is None or dim != -1 and dim != input.ndim - 1 or out.dtype != input.dtype:
         return False
-    if out.dtype != input.dtype or out.dtype.name not in _NATIVE_DTYPES or not out.flags.c_contiguous:
+    if input.dtype not in _NATIVE_DTYPES or not out.flags.c_contiguous:
         return False
-    if input is not out and np.may_share_memory(input, out):
-        return False  # a scan may run in place, but not over a partly overlapping view
     src = input if input.flags.c_contiguous else np.ascontiguousarray(input)
-    fn(src, out)
+    try:
+        fn(src, out)  # checks shapes, bounds and overlap again before writing
+    except ValueError:  # out partly overlapping input, an unaligned view...: numpy copes
+        return False
     return True
 
 
 def _scan(ufunc: np.ufunc, name: str) -> Callable[..., Any]:
+    fn = getattr(_C, name, None)
+
     def kernel(input, dim, dtype, out):
         if input.ndim == 0:
             np.copyto(out, input, casting="unsafe")
             return
-        if _native(name, input, out, dim):
+        if input.size and _native(fn, input, out, dim):
             return
         src = input if input.dtype == out.dtype else input.astype(out.dtype)
         ufunc.accumulate(src, axis=dim, out=out)

@@ -15,7 +15,10 @@ try:
 except ImportError:  # a source checkout without the built extension
     _C = None
 
-_NATIVE_SORT = ("float32", "float64", "int32", "int64")
+#: dtypes the C++ sort and topk take (dtype objects: comparing them is cheaper than their names)
+_NATIVE_SORT = frozenset(np.dtype(n) for n in ("float32", "float64", "int32", "int64"))
+_sort_lastdim = getattr(_C, "sort_lastdim", None)
+_topk_lastdim = getattr(_C, "topk_lastdim", None)
 
 
 def _float(x: np.ndarray) -> bool:
@@ -87,13 +90,13 @@ def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
 
 
 def _native_sort(input: np.ndarray, dim: int, descending: bool, values: np.ndarray, indices: np.ndarray) -> bool:
-    fn = getattr(_C, "sort_lastdim", None)
-    if (fn is None or input.ndim == 0 or dim % input.ndim != input.ndim - 1 or input.size < 2
-            or input.dtype.name not in _NATIVE_SORT or values.dtype != input.dtype
-            or not values.flags.c_contiguous or not indices.flags.c_contiguous
-            or np.may_share_memory(values, input)):
+    if _sort_lastdim is None or (dim != -1 and dim != input.ndim - 1) or input.dtype not in _NATIVE_SORT:
         return False
-    fn(np.ascontiguousarray(input), values, indices, bool(descending), input.shape[-1])
+    src = input if input.flags.c_contiguous else np.ascontiguousarray(input)
+    try:  # the C++ side checks shapes, dtypes, bounds and overlap before writing anything
+        _sort_lastdim(src, values, indices, descending, input.shape[-1])
+    except (ValueError, TypeError):  # out= of another dtype, non-contiguous or overlapping: numpy copes
+        return False
     return True
 
 
@@ -114,6 +117,9 @@ def argsort(input, dim, descending, stable, out):
     if input.ndim == 0:
         out.fill(0)
         return
+    if _sort_lastdim is not None and input.size > 1 and (dim == -1 or dim == input.ndim - 1):
+        if _native_sort(input, dim, descending, np.empty_like(input, order="C"), out):
+            return
     np.copyto(out, _order(input, dim, descending))
 
 
@@ -125,12 +131,14 @@ def msort(input, out):
 
 
 def _native_topk(input, k, dim, largest, values, indices) -> bool:
-    fn = getattr(_C, "topk_lastdim", None)
-    if (fn is None or input.ndim == 0 or dim % input.ndim != input.ndim - 1 or input.size == 0 or k == 0
-            or input.dtype.name not in _NATIVE_SORT or values.dtype != input.dtype
-            or not values.flags.c_contiguous or not indices.flags.c_contiguous):
+    if (_topk_lastdim is None or (dim != -1 and dim != input.ndim - 1) or k == 0 or input.size == 0
+            or input.dtype not in _NATIVE_SORT):
         return False
-    fn(np.ascontiguousarray(input), values, indices, int(k), bool(largest), input.shape[-1])
+    src = input if input.flags.c_contiguous else np.ascontiguousarray(input)
+    try:
+        _topk_lastdim(src, values, indices, k, largest, input.shape[-1])
+    except (ValueError, TypeError):
+        return False
     return True
 
 
