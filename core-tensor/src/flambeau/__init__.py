@@ -94,6 +94,9 @@ _api_random.install(__import__(__name__))  # Generator, seeding, rand & co (afte
 from . import _api_reductions2  # noqa: E402
 
 _api_reductions2.install(__import__(__name__))  # var(x, unbiased), median(x, dim), equal -> bool
+from . import _api_linalg  # noqa: E402
+
+_api_linalg.install(__import__(__name__))  # flambeau.linalg, flambeau.fft, det/inverse/...
 from . import _api_shape  # noqa: E402
 
 _api_shape.install(__import__(__name__))  # overloaded shape/creation signatures (varargs, aliases)

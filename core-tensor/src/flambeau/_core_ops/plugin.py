@@ -8,6 +8,7 @@ from . import reductions2, sorting
 from . import index_ops
 from . import creation, shape, shape_diag
 from . import random
+from . import linalg_ops, fft_ops
 
 
 @hookimpl
@@ -17,4 +18,4 @@ def flambeau_declare_ops():
             *pointwise.declarations(), *pointwise_special.declarations(),
             *reductions2.declarations(), *sorting.declarations(), *index_ops.declarations(),
             *shape.declarations(), *shape_diag.declarations(), *creation.declarations(),
-            *random.declarations()]
+            *random.declarations(), *linalg_ops.declarations(), *fft_ops.declarations()]

@@ -80,6 +80,22 @@ def cat_shape(tensors: Sequence[Tensor], dim: int) -> tuple[tuple[int, ...], int
 
 
 def _cat_meta(tensors: Sequence[Tensor], dim: int = 0) -> tuple:
+    # The common case in one pass (one dtype, one rank, no legacy empties); anything else, and
+    # every error, goes through cat_shape.
+    if tensors.__class__ in (list, tuple) and tensors and dim.__class__ is int:
+        first = tensors[0]
+        shape, dtype = first._data.shape, first._dtype
+        nd = len(shape)
+        if nd and -nd <= dim < nd and shape != (0,):
+            d = dim % nd
+            head, tail, total = shape[:d], shape[d + 1:], 0
+            for t in tensors:
+                s = t._data.shape
+                if t._dtype is not dtype or len(s) != nd or s[:d] != head or s[d + 1:] != tail or s == (0,):
+                    break
+                total += s[d]
+            else:
+                return head + (total,) + tail, dtype
     shape, _ = cat_shape(tensors, dim)
     return shape, _dtypes.result_type_of([t._dtype for t in tensors], [], [])
 
@@ -95,6 +111,14 @@ def _stack_check(tensors: Sequence[Tensor], dim: int) -> int:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {fmt_shape(first)} at entry 0 "
                                f"and {fmt_shape(t._data.shape)} at entry {i}")
     return wrap_dim(dim, len(first) + 1)
+
+
+def _stack_meta(tensors: Sequence[Tensor], dim: int = 0) -> tuple:
+    d = _stack_check(tensors, dim)
+    shape, dtype = tensors[0]._data.shape, tensors[0]._dtype
+    if any(t._dtype is not dtype for t in tensors):
+        dtype = _dtypes.result_type_of([t._dtype for t in tensors], [], [])
+    return shape[:d] + (len(tensors),) + shape[d:], dtype
 
 
 def _stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -273,7 +297,11 @@ def _atleast_fn(ndim: int):
 # -- copies: flip, roll, repeat, tile ----------------------------------------------------
 
 def _flip_meta(input: Tensor, dims: Any) -> tuple:
-    wrap_dims(_ints(dims), input._data.ndim)
+    nd = input._data.ndim
+    if dims.__class__ in (tuple, list) and all(d.__class__ is int and -nd <= d < nd for d in dims) \
+            and (len(dims) < 2 or len({d % nd for d in dims}) == len(dims)):
+        return input._data.shape, input._dtype  # the common case, checked without building errors
+    wrap_dims(_ints(dims), nd)
     return input._data.shape, input._dtype
 
 
@@ -398,8 +426,9 @@ def declarations() -> list[OpDecl]:
         OpDecl("cat", "(tensors: TensorList, dim=0)", _cat_meta, method=False,
                doc="Joins tensors along an existing dim ``dim``; dtypes promote as in arithmetic.\n\n"
                    "Example::\n\n    >>> fb.cat([fb.ones(2, 3), fb.zeros(1, 3)]).shape\n    flambeau.Size([3, 3])"),
-        OpDecl("stack", "(tensors: TensorList, dim=0)", result_of(_stack), composite=_stack, method=False,
-               doc="Joins equal-size tensors along a new dim ``dim``."),
+        OpDecl("stack", "(tensors: TensorList, dim=0)", _stack_meta, composite=_stack, method=False,
+               doc="Joins equal-size tensors along a new dim ``dim``; dtypes promote as in ``cat``.\n\n"
+                   "A backend may give it a kernel; elsewhere it is ``cat`` of the tensors unsqueezed at ``dim``."),
         OpDecl("hstack", "(tensors: TensorList)", result_of(_hstack), composite=_hstack, method=False,
                doc="Joins along dim 1 (dim 0 for 1-D tensors)."),
         OpDecl("vstack", "(tensors: TensorList)", result_of(_vstack), composite=_vstack, method=False,

@@ -5,6 +5,7 @@ hand-written one for these memory-bound moves). Meta functions have checked ever
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -59,9 +60,22 @@ def cat(tensors, dim, out):
     np.concatenate(parts, axis=d, out=out, casting="unsafe")
 
 
+_REVERSED = slice(None, None, -1)
+
+
+def stack(tensors, dim, out):
+    d = dim % out.ndim
+    lead = (slice(None),) * d
+    for i, t in enumerate(tensors):
+        out[lead + (i,)] = t
+
+
 def flip(input, dims, out):
-    dims = tuple(d % input.ndim for d in _ints(dims)) if input.ndim else ()
-    np.copyto(out, np.flip(input, dims) if dims else input)
+    # A reversed-slice view copied into out: cheaper than np.flip's axis normalisation.
+    index = [slice(None)] * input.ndim
+    for d in (dims if dims.__class__ in (tuple, list) else _ints(dims)):
+        index[d] = _REVERSED
+    out[...] = input[tuple(index)]
 
 
 def roll(input, shifts, dims, out):
@@ -93,12 +107,24 @@ def diag_embed(input, offset, dim1, dim2, out):
     np.copyto(target, input.reshape(target.shape) if input.ndim == 0 else input)
 
 
+@lru_cache(maxsize=64)
+def _small_drop_mask(rows: int, cols: int, diagonal: int, lower: bool) -> np.ndarray:
+    return _drop_mask(rows, cols, diagonal, lower)
+
+
+def _drop_mask(rows: int, cols: int, diagonal: int, lower: bool) -> np.ndarray:
+    """Where tril (``lower``) or triu sets zeros."""
+    return ~np.tri(rows, cols, diagonal, dtype=bool) if lower else np.tri(rows, cols, diagonal - 1, dtype=bool)
+
+
 def _triangle(input, diagonal, out, lower: bool):
     rows, cols = input.shape[-2:]
-    keep = np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
+    # Small masks are cached (they dominate a small call); large ones cost little next to the copy.
+    drop = _small_drop_mask(rows, cols, diagonal, lower) if rows * cols <= 4096 else \
+        _drop_mask(rows, cols, diagonal, lower)
     if out is not input:
-        np.copyto(out, input)
-    np.copyto(out, out.dtype.type(0), where=~keep)
+        out[...] = input
+    np.copyto(out, out.dtype.type(0), where=drop)
 
 
 def tril(input, diagonal, out):
@@ -131,7 +157,7 @@ def complex_(real, imag, out):
 
 
 KERNELS: dict[str, Callable[..., Any]] = {
-    "diagonal": diagonal,
+    "diagonal": diagonal, "stack": stack,
     "cat": cat, "flip": flip, "roll": roll, "repeat": repeat, "diag_embed": diag_embed, "tril": tril,
     "triu": triu, "range": range_, "tril_indices": tril_indices, "triu_indices": triu_indices, "complex": complex_,
 }

@@ -33,6 +33,15 @@ def _cat(ctx, g: Tensor):
     return (grads, None)
 
 
+def _stack_geometry(tensors, dim=0):
+    return len(tensors), dim % (tensors[0].dim() + 1)
+
+
+def _stack(ctx, g: Tensor):
+    count, d = ctx.kept
+    return ([g.select(d, i) for i in range(count)], None)
+
+
 def _flip(ctx, g: Tensor):
     return g.flip(ctx.args[1])
 
@@ -83,6 +92,7 @@ def _diagonal(ctx, g: Tensor):
 def formulas() -> dict[str, Formula]:
     return {
         "cat": Formula(_cat, keep=_cat_geometry),
+        "stack": Formula(_stack, keep=_stack_geometry),  # where a backend has a stack kernel (the CPU's)
         "flip": Formula(_flip),
         "roll": Formula(_roll),
         "repeat": Formula(_repeat),

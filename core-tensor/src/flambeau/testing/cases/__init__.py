@@ -11,6 +11,7 @@ def core_cases() -> list[OpCase]:
     from . import reductions2, sorting
     from . import shape, shape_diag
     from . import index_ops
+    from . import linalg_ops, fft_ops
     from . import random
 
     return [
@@ -27,5 +28,7 @@ def core_cases() -> list[OpCase]:
         *shape.cases(),
         *shape_diag.cases(),
         *index_ops.cases(),
+        *linalg_ops.cases(),
+        *fft_ops.cases(),
         *random.cases(),
     ]
