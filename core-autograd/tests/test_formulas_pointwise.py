@@ -51,7 +51,7 @@ def test_i0e_i1e_negative_side(rng):
 def test_polygamma_and_mvlgamma(rng):
     x = make(rng, 3, 2, low=1.5, high=3, noncontig=True)
     for n in (0, 1, 2):
-        check(lambda t: fb.polygamma(n, t), x)
+        check(lambda t, n=n: fb.polygamma(n, t), x)
     check(lambda t: t.polygamma(1), x)
     check(lambda t: fb.mvlgamma(t, 3), x)
 

@@ -6,7 +6,6 @@ import math
 from typing import Any, Callable
 
 import numpy as np
-from scipy import special as sc
 
 _HALF_LOG_PI = 0.5 * math.log(math.pi)
 
@@ -53,13 +52,29 @@ def _as(x: Any, wd: np.dtype) -> Any:
     return x
 
 
+def _special() -> Any:
+    """scipy.special, imported at first use: it costs ~0.1 s that ``import flambeau`` should not pay."""
+    from scipy import special
+
+    return special
+
+
+def _resolve(fn: Any) -> Any:
+    """A function given by its scipy.special name, or the function itself."""
+    return getattr(_special(), fn) if isinstance(fn, str) else fn
+
+
 def _store(out: np.ndarray, result: Any) -> None:
     np.copyto(out, result, casting="unsafe")
 
 
-def _float_unary(fn: Callable[..., Any]) -> Callable[..., None]:
-    """A kernel computing ``fn`` in the working dtype, straight into ``out`` when it can."""
+def _float_unary(fn: Any) -> Callable[..., None]:
+    """A kernel computing ``fn`` (a function, or a scipy.special name) in the working dtype, straight
+    into ``out`` when it can."""
     def kernel(input, out):
+        nonlocal fn
+        if isinstance(fn, str):
+            fn = _resolve(fn)
         wd = _work_dtype(out)
         x = _as(input, wd)
         if out.dtype == wd and isinstance(fn, np.ufunc):
@@ -69,8 +84,11 @@ def _float_unary(fn: Callable[..., Any]) -> Callable[..., None]:
     return kernel
 
 
-def _float_binary(fn: Callable[..., Any]) -> Callable[..., None]:
+def _float_binary(fn: Any) -> Callable[..., None]:
     def kernel(input, other, out):
+        nonlocal fn
+        if isinstance(fn, str):
+            fn = _resolve(fn)
         wd = _work_dtype(out)
         a, b = _as(input, wd), _as(other, wd)
         if out.dtype == wd and isinstance(fn, np.ufunc):
@@ -229,8 +247,8 @@ def _fast_unary(name: str, fallback: Callable[..., None]) -> Callable[..., None]
         if not (_c_ready(out, input) and _c_unary(code, input, out)):
             fallback(input, out)
     return kernel
-xlogy = _float_binary(sc.xlogy)
-special_xlog1py = _float_binary(sc.xlog1py)
+xlogy = _float_binary("xlogy")
+special_xlog1py = _float_binary("xlog1py")
 
 
 def nextafter(input, other, out):
@@ -264,6 +282,7 @@ def float_power(input, exponent, out):
 
 def polygamma(n, input, out):
     x = _as(input, _work_dtype(out))
+    sc = _special()
     _store(out, sc.psi(x) if n == 0 else sc.polygamma(n, x))
 
 
@@ -273,16 +292,20 @@ def mvlgamma(input, p, out):
         raise RuntimeError("All elements must be greater than (p-1)/2")
     total = np.full(x.shape, p * (p - 1) / 2 * _HALF_LOG_PI, dtype=x.dtype)
     for j in range(p):
-        total += sc.gammaln(x - j / 2)
+        total += _special().gammaln(x - j / 2)
     _store(out, total)
 
 
+_IGAMMA = _float_binary("gammainc")
+_IGAMMAC = _float_binary("gammaincc")
+
+
 def igamma(input, other, out):
-    _float_binary(sc.gammainc)(input, other, out)
+    _IGAMMA(input, other, out)
 
 
 def igammac(input, other, out):
-    _float_binary(sc.gammaincc)(input, other, out)
+    _IGAMMAC(input, other, out)
 
 
 def _sinc(input, out):
@@ -298,10 +321,11 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "copysign": copysign, "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
     "nextafter": nextafter, "xlogy": xlogy, "special_xlog1py": special_xlog1py, "heaviside": heaviside,
     "gcd": gcd, "lcm": lcm, "ldexp": ldexp, "float_power": float_power,
-    "lgamma": _fast_unary("lgamma", _float_unary(sc.gammaln)), "digamma": _float_unary(sc.psi), "erfinv": _float_unary(sc.erfinv),
-    "i0": _float_unary(sc.i0), "special_i0e": _float_unary(sc.i0e), "special_i1": _float_unary(sc.i1),
-    "special_i1e": _float_unary(sc.i1e), "special_ndtr": _float_unary(sc.ndtr),
-    "special_ndtri": _float_unary(sc.ndtri), "special_log_ndtr": _float_unary(sc.log_ndtr),
-    "special_erfcx": _float_unary(sc.erfcx), "special_entr": _float_unary(sc.entr),
+    "lgamma": _fast_unary("lgamma", _float_unary("gammaln")), "digamma": _float_unary("psi"),
+    "erfinv": _float_unary("erfinv"),
+    "i0": _float_unary("i0"), "special_i0e": _float_unary("i0e"), "special_i1": _float_unary("i1"),
+    "special_i1e": _float_unary("i1e"), "special_ndtr": _float_unary("ndtr"),
+    "special_ndtri": _float_unary("ndtri"), "special_log_ndtr": _float_unary("log_ndtr"),
+    "special_erfcx": _float_unary("erfcx"), "special_entr": _float_unary("entr"),
     "sinc": _sinc, "polygamma": polygamma, "mvlgamma": mvlgamma, "igamma": igamma, "igammac": igammac,
 }

@@ -93,6 +93,10 @@ def _signbit_ref(x):
     return np.signbit(x.astype(np.float64)) if x.dtype.kind in "iub" else np.signbit(x)
 
 
+def _signbit_errors():
+    yield ErrorCase((Arg((2,), "complex64"),), RuntimeError, "signbit is not implemented for complex")
+
+
 def _angle_ref(x):
     if x.dtype.kind == "c":
         return np.angle(x)
@@ -161,7 +165,8 @@ def _view_samples(dtype: str) -> list[Sample]:
 
 
 def _imag_errors():
-    yield ErrorCase((Arg((2,), "float32"),), RuntimeError, "imag is not implemented for tensors with non-complex dtypes.")
+    yield ErrorCase((Arg((2,), "float32"),), RuntimeError,
+                    "imag is not implemented for tensors with non-complex dtypes.")
 
 
 def _float_binary_errors(name: str):
@@ -264,7 +269,8 @@ def _hypot_samples(dtype: str) -> list[Sample]:
 
 def _nextafter_samples(dtype: str) -> list[Sample]:
     out = binary(scalars=())(dtype)
-    out.append(Sample((Arg((4,), dtype, values=[0.0, 1.0, -1.0, math.inf]), Arg((4,), dtype, values=[1.0, 0.0, 5.0, 0.0]))))
+    out.append(Sample((Arg((4,), dtype, values=[0.0, 1.0, -1.0, math.inf]),
+                       Arg((4,), dtype, values=[1.0, 0.0, 5.0, 0.0]))))
     return out
 
 
@@ -283,7 +289,7 @@ def cases() -> list[OpCase]:
         OpCase("clamp_max", REAL_NONBOOL, _bound_samples, np.minimum, promoted, errors=_bound_errors("clamp_max")),
         OpCase("sgn", NONBOOL, unary(), _sgn_ref, same),
         OpCase("signbit", P.REAL, _signed_specials, _signbit_ref, const("bool"),
-               errors=lambda: [ErrorCase((Arg((2,), "complex64"),), RuntimeError, "signbit is not implemented for complex")]),
+               errors=_signbit_errors),
         OpCase("angle", P.ALL, _signed_specials, _angle_ref, _angle_dtype),
         OpCase("conj_physical", P.ALL, unary(), np.conjugate, same),
         OpCase("deg2rad", P.REAL, unary(low=-360, high=360), lambda x: np.deg2rad(x.astype(np.float64)), floated),
