@@ -1,0 +1,361 @@
+"""CPU kernels of ``flambeau.linalg``: numpy.linalg (batched LAPACK loops) and scipy.linalg.
+
+The meta functions have checked shapes and dtypes; what is left here are the errors that depend
+on values (singular or indefinite matrices), raised as :class:`flambeau.linalg.LinAlgError` with
+PyTorch's wording and the failing matrix's batch index.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import scipy.linalg as sla
+from scipy.linalg import lapack
+
+from flambeau._core_ops._linalg_checks import LinAlgError
+
+
+def _axes(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return None
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(d % ndim if ndim else 0 for d in dims)
+
+
+def linalg_vector_norm(input, ord, dim, keepdim, dtype, out):
+    x = input if dtype is None else input.astype(out.dtype if not np.iscomplexobj(input) else
+                                                  np.result_type(out.dtype, np.complex64))
+    axes = _axes(dim, x.ndim)
+    a = np.abs(x) if (x.dtype.kind == "c" or ord != 2) else x
+    if ord == 2:
+        # sqrt of the sum of squares in the input's precision (as PyTorch; numpy's norm upcasts no better)
+        res = np.sqrt(np.sum(a * a if a.dtype.kind != "c" else (a * a.conj()).real, axis=axes, keepdims=keepdim))
+    elif ord == np.inf:
+        res = np.max(a, axis=axes, keepdims=keepdim, initial=0)
+    elif ord == -np.inf:
+        res = np.min(a, axis=axes, keepdims=keepdim)
+    elif ord == 0:
+        res = np.sum(a != 0, axis=axes, keepdims=keepdim)
+    elif ord == 1:
+        res = np.sum(a, axis=axes, keepdims=keepdim)
+    else:
+        with np.errstate(divide="ignore"):
+            res = np.sum(a ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
+    np.copyto(out, np.reshape(res, out.shape), casting="unsafe")
+
+
+def _matrices(A: np.ndarray):
+    """(batch index, matrix) for each matrix of a batch."""
+    flat = A.reshape((-1,) + A.shape[-2:])
+    return enumerate(flat)
+
+
+def _where(A: np.ndarray, i: int) -> str:
+    return f"(Batch element {i}): " if A.ndim > 2 else ""
+
+
+def _getrf_info(M: np.ndarray) -> int:
+    getrf, = lapack.get_lapack_funcs(("getrf",), (M,))
+    _, _, info = getrf(M)
+    return int(info)
+
+
+def _potrf_info(M: np.ndarray) -> tuple[np.ndarray, int]:
+    potrf, = lapack.get_lapack_funcs(("potrf",), (M,))
+    c, info = potrf(M, lower=True, clean=True)
+    return c, int(info)
+
+
+def _singular(op: str, A: np.ndarray) -> LinAlgError:
+    for i, M in _matrices(A):
+        info = _getrf_info(M)
+        if info > 0:
+            return LinAlgError(f"{op}: {_where(A, i)}The diagonal element {info} is zero, the inversion could not be "
+                               "completed because the input matrix is singular.")
+    return LinAlgError(f"{op}: The inversion could not be completed because the input matrix is singular.")
+
+
+def linalg_det(A, out):
+    np.copyto(out, np.linalg.det(A), casting="unsafe")
+
+
+def linalg_slogdet(A, out):
+    sign, logabs = np.linalg.slogdet(A)
+    np.copyto(out[0], sign, casting="unsafe")
+    np.copyto(out[1], logabs, casting="unsafe")
+
+
+def linalg_inv(A, out):
+    if A.shape[-1] == 0:
+        return
+    try:
+        np.copyto(out, np.linalg.inv(A))
+    except np.linalg.LinAlgError:
+        raise _singular("linalg.inv", A) from None
+
+
+def linalg_inv_ex(A, check_errors, out):
+    inverse, info = out
+    info.fill(0)
+    if A.shape[-1] == 0:
+        return
+    try:
+        np.copyto(inverse, np.linalg.inv(A))
+        return
+    except np.linalg.LinAlgError:
+        if check_errors:
+            raise _singular("linalg.inv_ex", A) from None
+    flat_inv, flat_info = inverse.reshape((-1,) + A.shape[-2:]), info.reshape(-1)
+    for i, M in _matrices(A):
+        code = _getrf_info(M)
+        flat_info[i] = code
+        flat_inv[i] = np.nan if code else np.linalg.inv(M)
+    if inverse.ndim > 2:
+        np.copyto(inverse, flat_inv.reshape(inverse.shape))
+
+
+def linalg_solve(A, B, left, out):
+    vector = left and (B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1]))
+    try:
+        if vector:
+            res = np.linalg.solve(A, B[..., None])[..., 0]
+        elif left:
+            res = np.linalg.solve(A, B)
+        else:
+            res = np.swapaxes(np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
+    except np.linalg.LinAlgError:
+        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+    np.copyto(out, res)
+
+
+def linalg_solve_triangular(A, B, upper, left, unitriangular, out):
+    if out.size == 0:
+        return
+    A, B = (A, B) if left else (np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2))
+    lower = not upper if left else upper  # transposing swaps the triangle that holds the data
+    batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    A = np.broadcast_to(A, batch + A.shape[-2:])
+    B = np.broadcast_to(B, batch + B.shape[-2:])
+    try:
+        res = sla.solve_triangular(A, B, lower=lower, unit_diagonal=unitriangular, check_finite=False)
+    except np.linalg.LinAlgError:
+        # a zero on the diagonal: PyTorch returns the infinities and NaNs of the substitution
+        tri = np.tril(A) if lower else np.triu(A)
+        if unitriangular:
+            idx = np.arange(A.shape[-1])
+            tri = tri.copy()
+            tri[..., idx, idx] = 1
+        with np.errstate(all="ignore"):
+            res = _substitute(tri, B, lower)
+    np.copyto(out, res if left else np.swapaxes(res, -1, -2))
+
+
+def _substitute(T: np.ndarray, B: np.ndarray, lower: bool) -> np.ndarray:
+    n = T.shape[-1]
+    X = np.zeros(np.broadcast_shapes(T.shape[:-2], B.shape[:-2]) + B.shape[-2:], dtype=np.result_type(T, B))
+    order = range(n) if lower else range(n - 1, -1, -1)
+    for i in order:
+        acc = B[..., i, :] - np.einsum("...j,...jk->...k", T[..., i, :], X)
+        X[..., i, :] = acc / T[..., i, i][..., None]
+    return X
+
+
+def linalg_lstsq(A, B, rcond, driver):
+    driver = driver or "gelsy"
+    vector = B.ndim == A.ndim - 1
+    Bm = B[..., None] if vector else B
+    batch = np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2])
+    A2 = np.broadcast_to(A, batch + A.shape[-2:]).reshape((-1,) + A.shape[-2:])
+    B2 = np.broadcast_to(Bm, batch + Bm.shape[-2:]).reshape((-1,) + Bm.shape[-2:])
+    m, n = A.shape[-2:]
+    k = Bm.shape[-1]
+    real = np.empty(0, dtype=A.dtype).real.dtype
+    sol = np.empty((len(A2), n, k), dtype=A.dtype)
+    ranks = np.empty(len(A2), dtype=np.int64)
+    svals = np.empty((len(A2), min(m, n)), dtype=real)
+    for i in range(len(A2)):
+        x, _, rank, sv = np.linalg.lstsq(A2[i], B2[i], rcond=rcond)
+        sol[i], ranks[i], svals[i] = x, rank, sv
+    full_rank = bool(np.all(ranks == min(m, n)))
+    if m > n and driver != "gelsy" and full_rank:
+        resid = np.sum(np.abs(np.einsum("bij,bjk->bik", A2, sol) - B2) ** 2, axis=-2).astype(real)
+        residuals = resid.reshape(batch + ((k,) if not vector else ()))
+    else:
+        residuals = np.empty(0, dtype=real)
+    solution = sol.reshape(batch + (n, k))
+    if vector:
+        solution = solution[..., 0]
+    rank_out = ranks.reshape(batch) if driver != "gels" else np.empty(0, dtype=np.int64)
+    sv_out = svals.reshape(batch + (min(m, n),)) if driver in ("gelsd", "gelss") else np.empty(0, dtype=real)
+    return np.ascontiguousarray(solution), np.ascontiguousarray(residuals), rank_out, sv_out
+
+
+def _not_pd(op: str, A: np.ndarray) -> LinAlgError:
+    for i, M in _matrices(A):
+        _, info = _potrf_info(M)
+        if info > 0:
+            return LinAlgError(f"{op}: {_where(A, i)}The factorization could not be completed because the input is "
+                               f"not positive-definite (the leading minor of order {info} is not positive-definite).")
+    return LinAlgError(f"{op}: The factorization could not be completed because the input is not positive-definite.")
+
+
+def _upper(L: np.ndarray) -> np.ndarray:
+    return np.swapaxes(L, -1, -2).conj()
+
+
+def linalg_cholesky(A, upper, out):
+    if A.shape[-1] == 0:
+        return
+    try:
+        L = np.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        raise _not_pd("linalg.cholesky", A) from None
+    np.copyto(out, _upper(L) if upper else L)
+
+
+def linalg_cholesky_ex(A, upper, check_errors, out):
+    L, info = out
+    info.fill(0)
+    if A.shape[-1] == 0:
+        return
+    try:
+        res = np.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        if check_errors:
+            raise _not_pd("linalg.cholesky_ex", A) from None
+        flat = np.empty((int(np.prod(A.shape[:-2], dtype=np.int64)),) + A.shape[-2:], dtype=A.dtype)
+        flat_info = info.reshape(-1)
+        for i, M in _matrices(A):
+            c, code = _potrf_info(M)
+            flat[i], flat_info[i] = np.tril(c), code
+        res = flat.reshape(A.shape)
+    np.copyto(L, _upper(res) if upper else res)
+
+
+def linalg_qr(A, mode, out):
+    Q, R = out
+    if mode == "r":
+        np.copyto(R, np.linalg.qr(A, mode="r") if A.size else 0)
+        return
+    if A.size == 0:
+        R.fill(0)
+        Q.fill(0)
+        if Q.shape[-1] and Q.shape[-2]:
+            idx = np.arange(min(Q.shape[-2:]))
+            Q[..., idx, idx] = 1
+        return
+    q, r = np.linalg.qr(A, mode=mode)
+    np.copyto(Q, q)
+    np.copyto(R, r)
+
+
+def linalg_lu_factor(A, pivot, out):
+    LU, pivots = out
+    if A.size == 0:
+        pivots[...] = np.arange(1, pivots.shape[-1] + 1, dtype=np.int32)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sla.LinAlgWarning)
+        lu, piv = sla.lu_factor(A, check_finite=False)
+    np.copyto(LU, lu)
+    np.copyto(pivots, piv + 1, casting="unsafe")
+    k = pivots.shape[-1]
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)[..., :k]
+    if A.shape[-1] == A.shape[-2] and np.any(diag == 0):
+        first = int(np.argmax((diag == 0).reshape(-1, k).any(0))) + 1
+        raise RuntimeError(f"torch.linalg.lu_factor: U[{first},{first}] is zero and using it on lu_solve would "
+                           "result in a division by zero. If you still want to perform the factorization, consider "
+                           "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+
+
+def linalg_lu(A, pivot, out):
+    P, L, U = out
+    if A.size == 0:
+        for t in out:
+            t.fill(0)
+        for t in (P, L):
+            if t.shape[-1] and t.shape[-2]:
+                idx = np.arange(min(t.shape[-2:]))
+                t[..., idx, idx] = 1
+        return
+    p, l, u = sla.lu(A, check_finite=False)
+    np.copyto(P, p, casting="unsafe")
+    np.copyto(L, l)
+    np.copyto(U, u)
+
+
+def linalg_lu_solve(LU, pivots, B, left, adjoint, out):
+    if out.size == 0:
+        return
+    batch = out.shape[:-2]
+    LU = np.broadcast_to(LU, batch + LU.shape[-2:])
+    piv = np.broadcast_to(pivots, batch + pivots.shape[-1:]).astype(np.int32) - 1
+    conj = LU.dtype.kind == "c"
+    if left:
+        res = sla.lu_solve((LU, piv), np.broadcast_to(B, out.shape), trans=2 if adjoint else 0, check_finite=False)
+    else:
+        # X A = B  <=>  A^T X^T = B^T ;  X A^H = B  <=>  A X^H = B^H
+        Bt = np.swapaxes(np.broadcast_to(B, out.shape), -1, -2)
+        if adjoint:
+            res = np.swapaxes(sla.lu_solve((LU, piv), Bt.conj() if conj else Bt, trans=0, check_finite=False),
+                              -1, -2)
+            res = res.conj() if conj else res
+        else:
+            res = np.swapaxes(sla.lu_solve((LU, piv), Bt, trans=1, check_finite=False), -1, -2)
+    np.copyto(out, res)
+
+
+def linalg_eig(A, out):
+    values, vectors = out
+    if A.shape[-1] == 0:
+        return
+    w, v = np.linalg.eig(A)
+    np.copyto(values, w, casting="unsafe")
+    np.copyto(vectors, v, casting="unsafe")
+
+
+def linalg_eigvals(A, out):
+    if A.shape[-1]:
+        np.copyto(out, np.linalg.eigvals(A), casting="unsafe")
+
+
+def linalg_eigh(A, UPLO, out):
+    values, vectors = out
+    if A.shape[-1] == 0:
+        return
+    w, v = np.linalg.eigh(A, UPLO=UPLO.upper())
+    np.copyto(values, w)
+    np.copyto(vectors, v)
+
+
+def linalg_svd(A, full_matrices, driver, out):
+    U, S, Vh = out
+    if A.size == 0:
+        for t in (U, Vh):
+            t.fill(0)
+            if t.shape[-1] and t.shape[-2]:
+                idx = np.arange(min(t.shape[-2:]))
+                t[..., idx, idx] = 1
+        return
+    u, s, vh = np.linalg.svd(A, full_matrices=full_matrices)
+    np.copyto(U, u)
+    np.copyto(S, s)
+    np.copyto(Vh, vh)
+
+
+def linalg_svdvals(A, driver, out):
+    if A.size:
+        np.copyto(out, np.linalg.svd(A, compute_uv=False))
+
+
+def linalg_cross(input, other, dim, out):
+    shape = out.shape
+    axis = dim % len(shape)
+    np.copyto(out, np.cross(np.broadcast_to(input, shape), np.broadcast_to(other, shape), axis=axis),
+              casting="unsafe")
+
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    name: fn for name, fn in globals().items() if name.startswith("linalg_") and callable(fn)
+}

@@ -1,0 +1,53 @@
+"""PyTorch's top-level names for linear algebra (``torch.det``, ``Tensor.inverse``...) and the
+``flambeau.linalg`` / ``flambeau.fft`` namespaces, installed on ``flambeau`` and ``Tensor``."""
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from ._tensor import Tensor
+from .ops._registry import FUNCTIONS
+
+
+def det(input: Tensor) -> Tensor:
+    """The determinant of each square matrix (:func:`flambeau.linalg.det`)."""
+    return FUNCTIONS["linalg_det"](input)
+
+
+def logdet(input: Tensor) -> Tensor:
+    """The log of each determinant: NaN for a negative one, ``-inf`` for zero.
+
+    Example::
+
+        >>> fb.logdet(fb.eye(2) * 2)
+        tensor(1.3863)
+    """
+    sign, logabs = FUNCTIONS["linalg_slogdet"](input)
+    if input.dtype.is_complex:
+        return logabs + sign.log()  # the log of the phase: i * angle
+    return FUNCTIONS["where"](sign < 0, float("nan"), logabs)
+
+
+def slogdet(input: Tensor) -> Any:
+    """The sign and log absolute determinant (:func:`flambeau.linalg.slogdet`)."""
+    return FUNCTIONS["linalg_slogdet"](input)
+
+
+def inverse(input: Tensor, *, out: Any = None) -> Tensor:
+    """The inverse of each square matrix (:func:`flambeau.linalg.inv`)."""
+    return FUNCTIONS["linalg_inv"](input, out=out)
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """The pseudo-inverse with singular values below ``rcond * largest`` dropped (:func:`flambeau.linalg.pinv`)."""
+    return FUNCTIONS["linalg_pinv"](input, rtol=rcond)
+
+
+def install(namespace: ModuleType) -> None:
+    from . import fft, linalg
+
+    namespace.linalg = linalg
+    namespace.fft = fft
+    for fn in (det, logdet, slogdet, inverse, pinverse):
+        setattr(namespace, fn.__name__, fn)
+        setattr(Tensor, fn.__name__, fn)
