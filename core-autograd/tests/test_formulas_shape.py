@@ -106,3 +106,21 @@ def test_tril_triu_and_in_place(rng):
 def test_meshgrid(rng):
     a, b = make(rng, 3), make(rng, 2)
     check(lambda x, y: fb.meshgrid(x, y, indexing="xy")[0] * fb.meshgrid(x, y, indexing="xy")[1], a, b)
+
+
+def test_scatter_family_and_splits(rng):
+    x = make(rng, 3, 4, noncontig=True)
+    check(lambda t, s: fb.select_scatter(t, s, 0, 1), x, make(rng, 4))
+    check(lambda t, s: fb.slice_scatter(t, s, 1, 0, None, 2), x, make(rng, 3, 2))
+    check(lambda t, s: fb.diagonal_scatter(t, s, 1), x, make(rng, 3))
+    check(lambda t: fb.hsplit(t, 2)[1] * fb.vsplit(t, [1])[0][:, :2], x)
+    check(lambda t: fb.narrow_copy(t, 1, 1, 2), x)
+    check(lambda t: fb.adjoint(t) * 1, x)
+
+
+def test_complex_and_polar(rng):
+    a, b = make(rng, 3, low=0.5), make(rng, 3)
+    check(lambda r, i: fb.real(fb.complex(r, i)) * fb.imag(fb.complex(r, i)), a, b)
+    # First order only: the second goes through imag's formula (g * 1j), whose own derivative through
+    # mul by a complex scalar is not conjugated yet (pointwise formulas), which flips a sign.
+    assert gradcheck(lambda r, t: fb.real(fb.polar(r, t)) + 2 * fb.imag(fb.polar(r, t)), (a, b))

@@ -115,10 +115,10 @@ def declarations() -> list[OpDecl]:
                kind=FACTORY, method=False, differentiable=False,
                doc="The ``(row, col)`` indices, as a ``(2, N)`` tensor, of the upper triangle of a "
                    "``row x col`` matrix (on and above diagonal ``offset``), row by row."),
-        OpDecl("complex", "(real: Tensor, imag: Tensor)", _complex_meta, method=False, differentiable=False,
+        OpDecl("complex", "(real: Tensor, imag: Tensor)", _complex_meta, method=False,
                doc="The complex tensor ``real + imag * 1j`` (float inputs of one dtype, broadcast)."),
         OpDecl("polar", "(abs: Tensor, angle: Tensor)", result_of(_polar), composite=_polar, method=False,
-               differentiable=False, doc="The complex tensor ``abs * (cos(angle) + sin(angle) * 1j)``."),
+               doc="The complex tensor ``abs * (cos(angle) + sin(angle) * 1j)``."),
         OpDecl("meshgrid", "(tensors: TensorList, *, indexing=None)", None, kind=VIEW, composite=_meshgrid,
                method=False, export=False,
                doc="Coordinate grids (views) from 1-D tensors, with 'ij' (matrix) or 'xy' (Cartesian) indexing."),

@@ -6,7 +6,7 @@ from . import elementwise, factories, indexing, linalg, reductions, views
 from . import pointwise, pointwise_special
 from . import reductions2, sorting
 from . import index_ops
-from . import creation, shape, shape_diag
+from . import creation, shape, shape_diag, shape_extra
 from . import random
 from . import linalg_ops, fft_ops
 
@@ -17,5 +17,6 @@ def flambeau_declare_ops():
             *linalg.declarations(), *factories.declarations(), *indexing.declarations(),
             *pointwise.declarations(), *pointwise_special.declarations(),
             *reductions2.declarations(), *sorting.declarations(), *index_ops.declarations(),
-            *shape.declarations(), *shape_diag.declarations(), *creation.declarations(),
+            *shape.declarations(), *shape_diag.declarations(), *shape_extra.declarations(),
+            *creation.declarations(),
             *random.declarations(), *linalg_ops.declarations(), *fft_ops.declarations()]

@@ -89,6 +89,11 @@ def _diagonal(ctx, g: Tensor):
     return z
 
 
+def _complex(ctx, g: Tensor):
+    # d(re + i*im): the real part of the incoming gradient goes to re, the imaginary part to im.
+    return (g.real, g.imag) if g.is_complex() else (g, None)
+
+
 def formulas() -> dict[str, Formula]:
     return {
         "cat": Formula(_cat, keep=_cat_geometry),
@@ -99,5 +104,6 @@ def formulas() -> dict[str, Formula]:
         "tril": Formula(_tril),
         "triu": Formula(_triu),
         "diag_embed": Formula(_diag_embed),
+        "complex": Formula(_complex),
         "diagonal": Formula(_diagonal),  # recorded where a backend has a diagonal kernel (the CPU's)
     }

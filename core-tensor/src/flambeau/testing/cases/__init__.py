@@ -9,7 +9,7 @@ def core_cases() -> list[OpCase]:
     from . import elementwise, factories, indexing, linalg, reductions, views
     from . import pointwise, pointwise_special
     from . import reductions2, sorting
-    from . import shape, shape_diag
+    from . import shape, shape_diag, shape_extra
     from . import index_ops
     from . import linalg_ops, fft_ops
     from . import random
@@ -27,6 +27,7 @@ def core_cases() -> list[OpCase]:
         *sorting.cases(),
         *shape.cases(),
         *shape_diag.cases(),
+        *shape_extra.cases(),
         *index_ops.cases(),
         *linalg_ops.cases(),
         *fft_ops.cases(),
