@@ -314,6 +314,45 @@ def test_in_place_samplers_bump_version_and_keep_identity():
     assert t._base is not None and host(t._base).min() >= 5
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_bulk_fills_do_not_depend_on_the_thread_count(dtype):
+    before = fb.get_num_threads()
+    try:
+        results = []
+        for threads in (1, 2):
+            fb.set_num_threads(threads)
+            g = fb.Generator().manual_seed(77)
+            results.append((host(fb.rand(300_001, dtype=dtype, generator=g)),
+                            host(fb.randn(300_001, dtype=dtype, generator=g)),
+                            host(fb.empty(1000, 301, dtype=dtype).uniform_(-1, 1, generator=g))))
+        for a, b in zip(*results):
+            np.testing.assert_array_equal(a, b)
+    finally:
+        fb.set_num_threads(before)
+
+
+def test_consecutive_draws_differ_and_continue_the_stream():
+    g = fb.Generator().manual_seed(1)
+    a, b = host(fb.rand(7, generator=g)), host(fb.rand(7, generator=g))
+    assert not np.array_equal(a, b)
+    g.manual_seed(1)
+    both = host(fb.rand(14, generator=g))
+    # a fill takes whole counter blocks (4 float32 each): 7 + 7 values start a new block at the 8th
+    np.testing.assert_array_equal(both[:7], a)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_same_seed_same_numbers_for_any_layout(dtype):
+    for method, args in (("uniform_", (-1.0, 2.0)), ("normal_", (0.5, 2.0))):
+        a = fb.empty(5, 6, dtype=dtype)
+        b = fb.empty(6, 5, dtype=dtype).t()
+        fb.manual_seed(3)
+        getattr(a, method)(*args)
+        fb.manual_seed(3)
+        getattr(b, method)(*args)
+        np.testing.assert_array_equal(host(a), host(b))
+
+
 def test_same_seed_same_numbers_for_a_tensor_and_its_transpose():
     a = fb.empty(3, 4)
     b = fb.empty(4, 3).t()

@@ -182,6 +182,12 @@ def set_rng_state(new_state: Tensor) -> None:
 # -- the sampling functions -------------------------------------------------------------------
 
 def _size(name: str, size: tuple, keyword: Any) -> tuple[int, ...]:
+    if keyword is None and size:
+        for s in size:
+            if type(s) is not int or s < 0:
+                break
+        else:
+            return size  # rand(2, 3): plain non-negative ints, nothing to convert
     from ._creation import _size_args
 
     return _size_args(name, size, keyword)
@@ -218,7 +224,11 @@ def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = No
         >>> fb.rand(2, 3).shape
         flambeau.Size([2, 3])
     """
-    shape = _size("rand", size, kwargs.pop("size", None))
+    shape = _size("rand", size, kwargs.pop("size", None) if kwargs else None)
+    if out is None:
+        if generator is None and dtype is None and device is None and not requires_grad:
+            return _RAND(shape)
+        return _RAND(shape, generator=generator, dtype=dtype, device=device, requires_grad=requires_grad)
     return _factory("rand", (), shape, generator, out, dtype, device, requires_grad)
 
 
@@ -234,7 +244,11 @@ def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = N
         >>> fb.randn(4, generator=fb.Generator().manual_seed(1)).dtype
         flambeau.float32
     """
-    shape = _size("randn", size, kwargs.pop("size", None))
+    shape = _size("randn", size, kwargs.pop("size", None) if kwargs else None)
+    if out is None:
+        if generator is None and dtype is None and device is None and not requires_grad:
+            return _RANDN(shape)
+        return _RANDN(shape, generator=generator, dtype=dtype, device=device, requires_grad=requires_grad)
     return _factory("randn", (), shape, generator, out, dtype, device, requires_grad)
 
 
@@ -405,8 +419,14 @@ FUNCTIONS_EXPORTED = {
 }
 
 
+_RAND: Any = None
+_RANDN: Any = None
+
+
 def install(namespace: Any) -> None:
     """Put the random API on ``flambeau`` and the in-place samplers on ``Tensor``."""
+    global _RAND, _RANDN
+    _RAND, _RANDN = FUNCTIONS["rand"], FUNCTIONS["randn"]  # bound once: rand(100) is on hot paths (dropout)
     for name, value in FUNCTIONS_EXPORTED.items():
         setattr(namespace, name, value)
     for name in ("normal_", "cauchy_", "exponential_", "geometric_", "log_normal_"):

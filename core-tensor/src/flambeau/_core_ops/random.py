@@ -51,6 +51,12 @@ def _factory_device(device: Any) -> Any:
 
 
 def _shape(op: str, size: Any) -> tuple[int, ...]:
+    if type(size) is tuple:
+        for s in size:
+            if type(s) is not int or s < 0:
+                break
+        else:
+            return size  # the common case, checked without building anything
     from ..ops.meta import check_size
 
     if isinstance(size, int):
@@ -68,19 +74,26 @@ def _real_number(op: str, name: str, value: Any) -> float:
 
 # -- factories -----------------------------------------------------------------------------
 
+_RAND_DTYPES = frozenset(FLOATING + COMPLEX)
+
+
 def _rand_meta(size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> tuple:
     dt = dtype or _dtypes.get_default_dtype()
-    check_generator("rand", generator, _factory_device(device))
-    check_dtype_in("check_uniform_bounds", dt, FLOATING + COMPLEX)
+    if generator is not None:
+        check_generator("rand", generator, _factory_device(device))
+    if dt not in _RAND_DTYPES:
+        check_dtype_in("check_uniform_bounds", dt, FLOATING + COMPLEX)
     return _shape("rand", size), dt
 
 
 def _randn_meta(size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
                 requires_grad: bool = False) -> tuple:
     dt = dtype or _dtypes.get_default_dtype()
-    check_generator("randn", generator, _factory_device(device))
-    check_dtype_in("normal_kernel_cpu", dt, FLOATING + COMPLEX)
+    if generator is not None:
+        check_generator("randn", generator, _factory_device(device))
+    if dt not in _RAND_DTYPES:
+        check_dtype_in("normal_kernel_cpu", dt, FLOATING + COMPLEX)
     return _shape("randn", size), dt
 
 

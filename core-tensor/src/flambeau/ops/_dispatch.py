@@ -354,13 +354,17 @@ def unify_devices(op: OpDecl, current: Any, tensor: Tensor) -> Any:
     )
 
 
-_default_device = threading.local()
+class _DefaultDevice(threading.local):
+    value: Any = None  # a class default: reading it never raises (getattr with a default did, ~0.3 us a call)
+
+
+_default_device = _DefaultDevice()
 
 
 def factory_device(requested: Any) -> Any:
     """The device a factory op allocates on: the one asked for, else the default device."""
     if requested is None:
-        return getattr(_default_device, "value", None) or _device_cls("cpu")
+        return _default_device.value or _device_cls("cpu")
     return resolve_device(requested)
 
 

@@ -1,7 +1,7 @@
-"""Random sampling kernels: numpy's Generator (PCG64) draws; the dtype handling is ours.
+"""Random sampling kernels: uniform and normal fills in C++ (Philox, several threads), the other
+distributions from numpy's Generator (PCG64); the dtype handling is ours.
 
-Every kernel draws from ``_random.engine(generator)``: the given ``flambeau.Generator``'s engine, or
-the CPU's default. Floating samples in [0, 1) are multiples of ``2**-digits`` of the output dtype, so a
+Every kernel draws from the given ``flambeau.Generator``'s engine, or the CPU's default (``_random``). Floating samples in [0, 1) are multiples of ``2**-digits`` of the output dtype, so a
 float16 or bfloat16 sample never rounds up to 1. Checks that need the values (``std >= 0``, probabilities
 in [0, 1]) run before anything is written, so a failing in-place call leaves its tensor as it was.
 """
@@ -12,15 +12,20 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._random import engine
+from .._random import DEFAULT, engine
+
+try:
+    from .._C import philox_fill as _philox_fill
+except ImportError:  # a source checkout without the built extension: numpy draws everything
+    _philox_fill = None
 
 _DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
-_FAST = (np.dtype(np.float32), np.dtype(np.float64))  # numpy draws these straight into ``out``
 
 
-def _direct(out: np.ndarray) -> bool:
-    """Whether numpy can draw into ``out`` itself (a contiguous float32/float64 array)."""
-    return out.dtype in _FAST and out.flags.c_contiguous
+def _digits(dtype: np.dtype) -> int:
+    """Mantissa bits of a float dtype (``dtype.name`` costs microseconds in numpy 2: read it only off the fast path)."""
+    return 24 if dtype == np.float32 else 53 if dtype == np.float64 else _DIGITS.get(dtype.name, 53)
+_FAST = (np.dtype(np.float32), np.dtype(np.float64))  # the C++ fill writes these straight into ``out``
 
 
 def _real_dtype(out: np.ndarray) -> np.dtype:
@@ -29,7 +34,7 @@ def _real_dtype(out: np.ndarray) -> np.dtype:
 
 def _unit(rng: np.random.Generator, shape: tuple, dtype: np.dtype) -> np.ndarray:
     """Uniform samples in [0, 1) on the grid of ``dtype``'s precision (float32 or float64 values)."""
-    digits = _DIGITS.get(dtype.name, 53)
+    digits = _digits(dtype)
     if digits > 24:
         return rng.random(shape)
     values = rng.random(shape, dtype=np.float32)
@@ -55,35 +60,54 @@ def _store_complex(out: np.ndarray, draw: Callable[[tuple], np.ndarray]) -> None
 
 # -- factories -------------------------------------------------------------------------------
 
+def _bulk(gen, out: np.ndarray, a: float, b: float, normal: bool) -> None:
+    """Uniform [a, b) or N(a, b) into a real float ``out`` of any layout, from Philox counter blocks.
+
+    float16 and bfloat16 are drawn as float32 (uniforms first put on their own precision's grid, so
+    that none rounds up to ``b``); a strided ``out`` gets a contiguous draw copied in, so that a seed
+    gives a tensor and its transpose the same numbers.
+    """
+    wide = out.dtype if out.dtype in _FAST else np.dtype(np.float32)
+    per = 2 if wide == np.float64 else 4
+    first = gen.take_blocks((out.size + per - 1) // per)
+    if out.dtype is wide and out.flags.c_contiguous:
+        _philox_fill(out, gen._seed, first, a, b, normal)
+        return
+    digits = _digits(out.dtype)
+    target = np.empty(out.shape, wide)
+    if normal or digits >= 24:
+        _philox_fill(target, gen._seed, first, a, b, normal)
+        _store(out, target)
+        return
+    _philox_fill(target, gen._seed, first, 0.0, 1.0, False)
+    scale = np.float32(2.0 ** digits)
+    _store(out, a + (b - a) * (np.floor(target * scale) / scale))
+
+
 def rand(size, generator, dtype, device, requires_grad, out):
-    rng = engine(generator)
-    if _direct(out):
-        rng.random(dtype=out.dtype, out=out)
+    gen = DEFAULT if generator is None else generator._native
+    if _philox_fill is not None and out.dtype.kind == "f":
+        _bulk(gen, out, 0.0, 1.0, False)
     elif out.dtype.kind == "c":
-        _store_complex(out, lambda shape: _unit(rng, shape, _real_dtype(out)))
+        _store_complex(out, lambda shape: _unit(gen.numpy, shape, _real_dtype(out)))
     else:
-        _store(out, _unit(rng, out.shape, out.dtype))
+        _store(out, _unit(gen.numpy, out.shape, out.dtype))
 
 
-def _fill_normal(rng: np.random.Generator, out: np.ndarray, mean: float, std: float) -> None:
+def _fill_normal(gen, out: np.ndarray, mean: float, std: float) -> None:
     """N(mean, std) into ``out`` (complex: each part N(mean, std**2 / 2))."""
     if out.dtype.kind == "c":
         scale = std * math.sqrt(0.5)
-        _store_complex(out, lambda shape: mean + scale * _normal01(rng, shape, _real_dtype(out)))
-        return
-    if _direct(out):
-        rng.standard_normal(dtype=out.dtype, out=out)
-        if std != 1.0:
-            out *= std
-        if mean != 0.0:
-            out += mean
-        return
-    values = _normal01(rng, out.shape, out.dtype)
-    _store(out, values * std + mean if (mean, std) != (0.0, 1.0) else values)
+        _store_complex(out, lambda shape: mean + scale * _normal01(gen.numpy, shape, _real_dtype(out)))
+    elif _philox_fill is not None:
+        _bulk(gen, out, mean, std, True)
+    else:
+        values = _normal01(gen.numpy, out.shape, out.dtype)
+        _store(out, values * std + mean if (mean, std) != (0.0, 1.0) else values)
 
 
 def randn(size, generator, dtype, device, requires_grad, out):
-    _fill_normal(engine(generator), out, 0.0, 1.0)
+    _fill_normal(DEFAULT if generator is None else generator._native, out, 0.0, 1.0)
 
 
 def _integers(rng: np.random.Generator, low: int, high_inclusive: int, out: np.ndarray) -> None:
@@ -100,7 +124,7 @@ def randperm(n, generator, dtype, device, requires_grad, out):
 
 
 def normal_size(mean, std, size, generator, dtype, device, requires_grad, out):
-    _fill_normal(engine(generator), out, float(mean), float(std))
+    _fill_normal(DEFAULT if generator is None else generator._native, out, float(mean), float(std))
 
 
 # -- samplers shaped like their inputs ------------------------------------------------------
@@ -170,29 +194,24 @@ def poisson(input, generator, out):
 # -- in-place samplers (``out`` is the input itself for ``x.uniform_()`` and friends) -------------
 
 def uniform(input, from_, to, generator, out):
-    rng = engine(generator)
-    low, span = float(from_), float(to) - float(from_)
+    gen = DEFAULT if generator is None else generator._native
+    low, high = float(from_), float(to)
     if out.dtype.kind == "c":
-        _store_complex(out, lambda shape: low + span * _unit(rng, shape, _real_dtype(out)))
-        return
-    # The same arithmetic whether numpy draws into ``out`` or into a temporary (a strided ``out``):
-    # a seed gives the same numbers for a tensor and for its transpose's in-place fill.
-    direct = _direct(out)
-    values = rng.random(dtype=out.dtype, out=out) if direct else _unit(rng, out.shape, out.dtype)
-    if span != 1.0:
-        values *= span
-    if low != 0.0:
-        values += low
-    if not direct:
-        _store(out, values)
+        span = high - low
+        _store_complex(out, lambda shape: low + span * _unit(gen.numpy, shape, _real_dtype(out)))
+    elif _philox_fill is not None:
+        _bulk(gen, out, low, high, False)
+    else:
+        _store(out, low + (high - low) * _unit(gen.numpy, out.shape, out.dtype).astype(np.float64))
 
 
 def normal(input, mean, std, generator, out):
-    _fill_normal(engine(generator), out, float(mean), float(std))
+    _fill_normal(DEFAULT if generator is None else generator._native, out, float(mean), float(std))
 
 
 def cauchy(input, median, sigma, generator, out):
-    _store(out, float(median) + float(sigma) * engine(generator).standard_cauchy(out.shape))
+    with np.errstate(over="ignore"):  # heavy tails: float16 samples may be infinite, as PyTorch's
+        _store(out, float(median) + float(sigma) * engine(generator).standard_cauchy(out.shape))
 
 
 def exponential(input, lambd, generator, out):
@@ -214,7 +233,7 @@ def _top_integer(dtype: np.dtype) -> int:
         return 1
     if dtype.kind in "iu":
         return int(np.iinfo(dtype).max)
-    return 2 ** _DIGITS.get(dtype.name, 53)
+    return 2 ** _digits(dtype)
 
 
 def random(input, from_, to, generator, out):
