@@ -103,6 +103,9 @@ _api_shape.install(__import__(__name__))  # overloaded shape/creation signatures
 from . import _api_index_ops  # noqa: E402
 
 _api_index_ops.install(__import__(__name__))
+from . import _api_other  # noqa: E402
+
+_api_other.install(__import__(__name__))  # einsum(eq, *operands), block_diag(*t), ger, chain_matmul
 del _loader
 
 from .ops import _codecache  # noqa: E402

@@ -8,6 +8,7 @@ from . import reductions2, sorting
 from . import index_ops
 from . import creation, shape, shape_diag, shape_extra
 from . import random
+from . import blas, other
 from . import linalg_ops, fft_ops
 
 
@@ -19,4 +20,4 @@ def flambeau_declare_ops():
             *reductions2.declarations(), *sorting.declarations(), *index_ops.declarations(),
             *shape.declarations(), *shape_diag.declarations(), *shape_extra.declarations(),
             *creation.declarations(),
-            *random.declarations(), *linalg_ops.declarations(), *fft_ops.declarations()]
+            *random.declarations(), *blas.declarations(), *other.declarations(), *linalg_ops.declarations(), *fft_ops.declarations()]

@@ -11,12 +11,14 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
     from . import shape
     from . import index_ops
     from . import random
+    from . import blas
     from . import linalg_ops, fft_ops
 
     table: dict[str, Callable[..., Any]] = {}
     for module in (elementwise, reductions, views, linalg, factories, indexing, pointwise, cumulative, reductions2, sorting, index_ops, shape, random,
                    linalg_ops, fft_ops):
         table.update(module.KERNELS)
+    table.update(blas.KERNELS)
     try:
         from . import native, optim
     except ImportError:  # the C++ extension is optional at run time only in a source checkout

@@ -13,6 +13,7 @@ def core_cases() -> list[OpCase]:
     from . import index_ops
     from . import linalg_ops, fft_ops
     from . import random
+    from . import blas, other
 
     return [
         *elementwise.cases(),
@@ -32,4 +33,6 @@ def core_cases() -> list[OpCase]:
         *linalg_ops.cases(),
         *fft_ops.cases(),
         *random.cases(),
+        *blas.cases(),
+        *other.cases(),
     ]
