@@ -1,5 +1,5 @@
 """Shape ops: ``cat`` of two tensors along dim 1 (dim 0 would be a plain memcpy), ``stack`` of
-four along a new dim 0, ``flip`` of the last dim and ``tril`` of a square matrix, each at
+four along a new dim 0, ``flip`` and ``roll`` of the last dim and ``tril`` of a square matrix, each at
 100 and 1M output elements, flambeau vs numpy vs PyTorch.
 
 numpy's spellings: ``concatenate``, ``stack``, ``flip(...).copy()`` (numpy's flip is a view; the
@@ -38,6 +38,9 @@ def _workloads(libs: list[Library], op: str, n: int) -> dict:
         elif op == "stack":
             ts = [lib.make(_shape(n, 4)) for _ in range(4)]
             f = (lambda ts=ts: np.stack(ts, 0)) if numpy else (lambda ts=ts, s=m.stack: s(ts, 0))
+        elif op == "roll":
+            a = lib.make(_shape(n, 1))
+            f = (lambda a=a: np.roll(a, 3, 1)) if numpy else (lambda a=a, r=m.roll: r(a, 3, 1))
         elif op == "flip":
             a = lib.make(_shape(n, 1))
             f = (lambda a=a: np.flip(a, 1).copy()) if numpy else (lambda a=a, fl=m.flip: fl(a, (1,)))
@@ -51,7 +54,7 @@ def _workloads(libs: list[Library], op: str, n: int) -> dict:
 
 def run(libs: list[Library], quick: bool = False) -> list[Row]:
     rows = []
-    for op in ("cat", "stack", "flip", "tril"):
+    for op in ("cat", "stack", "flip", "roll", "tril"):
         for n in SIZES:
             results = interleave(_workloads(libs, op, n), rounds=3 if quick else 7,
                                  block_seconds=0.1 if quick else 0.25)

@@ -78,12 +78,31 @@ def flip(input, dims, out):
     out[...] = input[tuple(index)]
 
 
+def _roll_into(src, shift, axis, dst):
+    """``dst = np.roll(src, shift, axis)`` as two block copies, without numpy's temporary."""
+    n = src.shape[axis]
+    shift = shift % n if n else 0
+    if shift == 0:
+        dst[...] = src
+        return
+    lead = (slice(None),) * axis
+    dst[lead + (slice(shift, None),)] = src[lead + (slice(None, n - shift),)]
+    dst[lead + (slice(None, shift),)] = src[lead + (slice(n - shift, None),)]
+
+
 def roll(input, shifts, dims, out):
     shifts = _ints(shifts)
     if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
-        np.copyto(out, np.roll(input.reshape(-1), shifts[0]).reshape(input.shape))
+        if not out.flags.c_contiguous:  # no flat view of out: go through a temporary
+            np.copyto(out, np.roll(input.reshape(-1), shifts[0]).reshape(input.shape))
+            return
+        _roll_into(input.reshape(-1), shifts[0], 0, out.reshape(-1))
         return
-    np.copyto(out, np.roll(input, shifts, tuple(d % max(input.ndim, 1) for d in _ints(dims))))
+    dims = tuple(d % max(input.ndim, 1) for d in _ints(dims))
+    if len(dims) == 1 and input.ndim:
+        _roll_into(input, shifts[0], dims[0], out)
+        return
+    np.copyto(out, np.roll(input, shifts, dims))
 
 
 def repeat(input, repeats, out):
