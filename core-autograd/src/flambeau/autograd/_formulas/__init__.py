@@ -8,6 +8,7 @@ from . import random
 from . import shape
 from . import reductions2, sorting
 from . import index_ops
+from . import blas
 
 
 def all_formulas() -> dict[str, Formula]:
@@ -17,4 +18,5 @@ def all_formulas() -> dict[str, Formula]:
     table.update(random.formulas())
     table.update(shape.formulas())
     table.update(index_ops.formulas())
+    table.update(blas.formulas())
     return table
