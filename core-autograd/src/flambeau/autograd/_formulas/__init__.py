@@ -8,6 +8,7 @@ from . import random
 from . import shape
 from . import reductions2, sorting
 from . import index_ops
+from . import linalg_ops, fft_ops
 from . import blas
 
 
@@ -18,5 +19,7 @@ def all_formulas() -> dict[str, Formula]:
     table.update(random.formulas())
     table.update(shape.formulas())
     table.update(index_ops.formulas())
+    table.update(linalg_ops.formulas())
+    table.update(fft_ops.formulas())
     table.update(blas.formulas())
     return table
