@@ -155,3 +155,13 @@ def test_piecewise_constant_have_zero_gradient(rng, name):
 def test_not_differentiable(name):
     decl = fb.ops.declarations()[name]
     assert decl.differentiable is False
+
+
+def test_zeta_gradient_in_q_and_refusal_in_s(rng):
+    q = make(rng, 3, 4, low=0.5, high=2, noncontig=True)
+    check(lambda t: fb.special.zeta(3.0, t), q)
+    s = make(rng, 4, low=2, high=3, requires_grad=False)
+    check(lambda t: fb.special.zeta(s, t), q)
+    s.requires_grad_(True)
+    with pytest.raises(NotImplementedError, match="special_zeta: input"):
+        fb.special.zeta(s, q).sum().backward()

@@ -296,3 +296,35 @@ def test_lgamma_at_negative_and_poles_large():
     x = np.tile(np.array([-2.5, -0.5, 0.0, -3.0, 1e-3, 30.0], dtype=np.float32), 10_000)
     got = arr(fb.lgamma(fb.tensor(x)))
     assert np.allclose(got, sc.gammaln(x.astype(np.float64)), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name,ref", [
+    ("bessel_j0", sc.j0), ("bessel_j1", sc.j1), ("bessel_y0", sc.y0), ("bessel_y1", sc.y1),
+    ("modified_bessel_i0", sc.i0), ("modified_bessel_i1", sc.i1), ("modified_bessel_k0", sc.k0),
+    ("modified_bessel_k1", sc.k1), ("scaled_modified_bessel_k0", sc.k0e), ("scaled_modified_bessel_k1", sc.k1e),
+    ("spherical_bessel_j0", lambda v: sc.spherical_jn(0, v)),
+])
+def test_special_bessel_functions(name, ref):
+    values = np.array([0.25, 1.0, 3.5, 7.0])
+    got = getattr(fb.special, name)(fb.tensor(values, dtype=fb.float64))
+    assert np.allclose(arr(got), ref(values), rtol=1e-12)
+    assert getattr(fb.special, name)(fb.tensor([1, 2])).dtype == fb.float32
+
+
+def test_special_zeta():
+    s, q = np.array([2.0, 3.5, 1.5]), np.array([1.0, 0.5, 4.0])
+    got = fb.special.zeta(fb.tensor(s, dtype=fb.float64), fb.tensor(q, dtype=fb.float64))
+    assert np.allclose(arr(got), sc.zeta(s, q), rtol=1e-12)
+    assert np.isclose(arr(fb.special.zeta(2.0, fb.tensor([1.0], dtype=fb.float64)))[0], math.pi ** 2 / 6)
+
+
+@pytest.mark.parametrize("alias,target,arg", [("absolute", "abs", None), ("negative", "neg", None),
+                                              ("multiply", "mul", 2.0), ("divide", "div", 4.0),
+                                              ("subtract", "sub", 1.0), ("true_divide", "div", 8.0)])
+def test_inplace_forms_of_older_aliases(alias, target, arg):
+    x = fb.tensor([-1.5, 2.0])
+    args = () if arg is None else (arg,)
+    want = arr(getattr(fb, target)(x, *args))
+    y = x.clone()
+    assert getattr(y, alias + "_")(*args) is y and np.array_equal(arr(y), want)
+    assert np.array_equal(arr(getattr(fb, alias)(x, *args)), want)

@@ -14,6 +14,9 @@ from .ops._registry import FUNCTIONS
 ALIASES = {
     "arccos": "acos", "arcsin": "asin", "arctan": "atan", "arccosh": "acosh", "arcsinh": "asinh",
     "arctanh": "atanh", "arctan2": "atan2", "fix": "trunc",
+    # these had functions and methods already; the alias also gives their in-place form (x.absolute_())
+    "absolute": "abs", "negative": "neg", "multiply": "mul", "divide": "div", "subtract": "sub",
+    "true_divide": "div",
 }
 
 

@@ -80,12 +80,40 @@ _UNARY = {
 }
 
 
+#: Bessel functions of ``torch.special``; like PyTorch, they have no derivative formula.
+_BESSEL = {
+    "special_bessel_j0": "The Bessel function of the first kind, order 0.",
+    "special_bessel_j1": "The Bessel function of the first kind, order 1.",
+    "special_bessel_y0": "The Bessel function of the second kind, order 0.",
+    "special_bessel_y1": "The Bessel function of the second kind, order 1.",
+    "special_modified_bessel_i0": "The modified Bessel function of the first kind, order 0.",
+    "special_modified_bessel_i1": "The modified Bessel function of the first kind, order 1.",
+    "special_modified_bessel_k0": "The modified Bessel function of the second kind, order 0.",
+    "special_modified_bessel_k1": "The modified Bessel function of the second kind, order 1.",
+    "special_scaled_modified_bessel_k0": "``exp(x) * K0(x)``.",
+    "special_scaled_modified_bessel_k1": "``exp(x) * K1(x)``.",
+    "special_spherical_bessel_j0": "The spherical Bessel function of the first kind, order 0: ``sin(x) / x``.",
+}
+
+
+def _zeta_meta(input: Any, other: Any) -> tuple:
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("special_zeta(): at least one of 'input' and 'other' must be a Tensor")
+    dt = binary_result_type(input, other)
+    if dt.is_complex:
+        raise NotImplementedError(f'"zeta_cpu" not implemented for \'{type_name(dt)}\'')
+    return broadcast(input, other), to_float(dt)
+
+
 def declarations() -> list[OpDecl]:
     decls = []
     for name, (doc, public) in _UNARY.items():
         kernel_name = name.removeprefix("special_")
         decls.append(OpDecl(name, "(input: Tensor)", _float_unary(kernel_name), inplace=public, method=public,
                             export=public, doc=doc))
+    for name, doc in _BESSEL.items():
+        decls.append(OpDecl(name, "(input: Tensor)", _float_unary(name.removeprefix("special_")), method=False,
+                            export=False, differentiable=False, doc=doc))
     decls += [
         OpDecl("sinc", "(input: Tensor)", _sinc_meta, inplace=True,
                doc="The normalized sinc function ``sin(pi x) / (pi x)`` (1 at 0)."),
@@ -97,6 +125,8 @@ def declarations() -> list[OpDecl]:
                doc="The regularized lower incomplete gamma function P(input, other)."),
         OpDecl("igammac", "(input: Tensor, other: Tensor)", _float_only_binary("igammac"), inplace=True,
                doc="The regularized upper incomplete gamma function Q(input, other)."),
+        OpDecl("special_zeta", "(input: TensorOrScalar, other: TensorOrScalar)", _zeta_meta, method=False,
+               export=False, doc="The Hurwitz zeta function: the sum over k >= 0 of ``(k + other) ** -input``."),
         OpDecl("special_xlog1py", "(input: TensorOrScalar, other: TensorOrScalar)", _xlog1py_meta, method=False,
                export=False, doc="``input * log1p(other)``, 0 where ``input`` is 0 (NaN where ``other`` is NaN)."),
     ]

@@ -17,8 +17,10 @@ from .._tensor import Tensor
 from ..ops._registry import FUNCTIONS
 
 __all__ = [
-    "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc",
-    "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "logit", "logsumexp",
+    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+    "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "spherical_bessel_j0", "zeta", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
+    "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "xlog1py", "xlogy",
 ]
 
@@ -29,7 +31,14 @@ _SAME = {
     "gammainc": "igamma", "gammaincc": "igammac", "gammaln": "lgamma", "i0": "i0", "i0e": "special_i0e",
     "i1": "special_i1", "i1e": "special_i1e", "log1p": "log1p", "log_ndtr": "special_log_ndtr",
     "ndtr": "special_ndtr", "ndtri": "special_ndtri", "round": "round", "sinc": "sinc", "xlog1py": "special_xlog1py",
-    "xlogy": "xlogy", "logit": "logit",
+    "xlogy": "xlogy", "logit": "logit", "zeta": "special_zeta",
+    "bessel_j0": "special_bessel_j0", "bessel_j1": "special_bessel_j1", "bessel_y0": "special_bessel_y0",
+    "bessel_y1": "special_bessel_y1", "modified_bessel_i0": "special_modified_bessel_i0",
+    "modified_bessel_i1": "special_modified_bessel_i1", "modified_bessel_k0": "special_modified_bessel_k0",
+    "modified_bessel_k1": "special_modified_bessel_k1",
+    "scaled_modified_bessel_k0": "special_scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1": "special_scaled_modified_bessel_k1",
+    "spherical_bessel_j0": "special_spherical_bessel_j0",
 }
 
 

@@ -327,5 +327,12 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "special_i1e": _float_unary("i1e"), "special_ndtr": _float_unary("ndtr"),
     "special_ndtri": _float_unary("ndtri"), "special_log_ndtr": _float_unary("log_ndtr"),
     "special_erfcx": _float_unary("erfcx"), "special_entr": _float_unary("entr"),
+    "special_bessel_j0": _float_unary("j0"), "special_bessel_j1": _float_unary("j1"),
+    "special_bessel_y0": _float_unary("y0"), "special_bessel_y1": _float_unary("y1"),
+    "special_modified_bessel_i0": _float_unary("i0"), "special_modified_bessel_i1": _float_unary("i1"),
+    "special_modified_bessel_k0": _float_unary("k0"), "special_modified_bessel_k1": _float_unary("k1"),
+    "special_scaled_modified_bessel_k0": _float_unary("k0e"), "special_scaled_modified_bessel_k1": _float_unary("k1e"),
+    "special_spherical_bessel_j0": _float_unary(lambda x: np.sinc(x / np.pi)),
+    "special_zeta": _float_binary("zeta"),
     "sinc": _sinc, "polygamma": polygamma, "mvlgamma": mvlgamma, "igamma": igamma, "igammac": igammac,
 }

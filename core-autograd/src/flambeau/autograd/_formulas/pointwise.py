@@ -176,6 +176,13 @@ def _sinc(ctx, g):
     return g * _fb().where(x == 0, 0.0, ((x * math.pi).cos() - ctx.result) / safe)
 
 
+def _zeta(ctx, g):
+    s, q = ctx.args
+    if ctx.needs(0):
+        raise NotImplementedError("the derivative for 'special_zeta: input' is not implemented.")
+    return None, g * -s * _fn("special_zeta")(s + 1.0, q)
+
+
 def _igamma(sign: float):
     def fn(ctx, g):
         a, x = ctx.args
@@ -232,6 +239,7 @@ def formulas() -> dict[str, Formula]:
         "polygamma": Formula(_polygamma, save=("input",)),
         "mvlgamma": Formula(_mvlgamma, save=("input",)),
         "igamma": Formula(_igamma(1.0), save=("input", "other")),
+        "special_zeta": Formula(_zeta, save=("input", "other")),
         "igammac": Formula(_igamma(-1.0), save=("input", "other")),
     }
     for name, (fn, save, result) in U.items():

@@ -18,6 +18,9 @@ from ._common import binary, floated, promoted, unary
 
 
 def _scipy(name: str, *fixed: Any) -> Callable[..., Any]:
+    if name == "spherical_jn":
+        fixed = (0, *fixed)
+
     def ref(*args: Any) -> Any:
         arrays = [np.asarray(a, dtype=np.float64) if not isinstance(a, (int, float)) else a for a in args]
         try:
@@ -43,6 +46,17 @@ UNARY = {
     "special_log_ndtr": ("log_ndtr", (-8, 4)),
     "special_erfcx": ("erfcx", (-2, 6)),
     "special_entr": ("entr", (-1, 4)),
+    "special_bessel_j0": ("j0", (-8, 8)),
+    "special_bessel_j1": ("j1", (-8, 8)),
+    "special_bessel_y0": ("y0", (0.2, 8)),
+    "special_bessel_y1": ("y1", (0.2, 8)),
+    "special_modified_bessel_i0": ("i0", (-5, 5)),
+    "special_modified_bessel_i1": ("i1", (-5, 5)),
+    "special_modified_bessel_k0": ("k0", (0.2, 6)),
+    "special_modified_bessel_k1": ("k1", (0.2, 6)),
+    "special_scaled_modified_bessel_k0": ("k0e", (0.2, 6)),
+    "special_scaled_modified_bessel_k1": ("k1e", (0.2, 6)),
+    "special_spherical_bessel_j0": ("spherical_jn", (-8, 8)),
 }
 
 #: Values with edge behaviour worth pinning (poles, infinities, the ends of the domain).
@@ -133,6 +147,13 @@ def _xlog1py_samples(dtype: str) -> list[Sample]:
     return out
 
 
+def _zeta_samples(dtype: str) -> list[Sample]:
+    out = binary(scalars=(), low=1.5, high=5)(dtype)
+    out.append(Sample((2.0, Arg((3, 4), dtype, low=0.5, high=4)), note="scalar s"))
+    out.append(Sample((Arg((3, 4), dtype, "transposed", low=1.5, high=5), 1.0), note="scalar q: Riemann zeta"))
+    return out
+
+
 def _float_errors(name: str):
     def errors():
         yield ErrorCase((Arg((2,), "int64"), Arg((2,), "int64")), NotImplementedError,
@@ -155,6 +176,7 @@ def cases() -> list[OpCase]:
                tolerances=_tolerances("igamma")),
         OpCase("igammac", P.FLOATS, _igamma_samples, _scipy("gammaincc"), promoted, errors=_float_errors("igammac"),
                tolerances=_tolerances("igammac")),
+        OpCase("special_zeta", P.REAL, _zeta_samples, _scipy("zeta"), floated, tolerances=_tolerances("zeta")),
         OpCase("special_xlog1py", P.REAL, _xlog1py_samples, _scipy("xlog1py"), floated,
                tolerances=_tolerances("xlog1py")),
     ]
