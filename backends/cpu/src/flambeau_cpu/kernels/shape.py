@@ -50,14 +50,14 @@ def diagonal(input, offset, dim1, dim2):
 
 
 def cat(tensors, dim, out):
+    try:  # the common case straight to numpy; legacy 1-D empties among n-D inputs make it refuse
+        np.concatenate(tensors, axis=dim, out=out, casting="unsafe")
+        return
+    except ValueError:
+        pass
     parts = [t for t in tensors if t.shape != (0,)]
-    if not parts:
-        return
-    d = dim % out.ndim
-    if len(parts) == 1:
-        np.copyto(out, parts[0], casting="unsafe")
-        return
-    np.concatenate(parts, axis=d, out=out, casting="unsafe")
+    if parts:
+        np.concatenate(parts, axis=dim % out.ndim, out=out, casting="unsafe")
 
 
 _REVERSED = slice(None, None, -1)
