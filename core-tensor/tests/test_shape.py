@@ -272,3 +272,31 @@ def test_zeros_ones_full_like_with_out():
     assert fb.ones((2, 3), out=out) is out and out.sum().item() == 6
     f = fb.full_like(fb.ones(2, dtype=fb.int32), 7)
     assert f.dtype == fb.int32 and f.tolist() == [7, 7]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([1, 2, 3]), max_size=4), min_size=1, max_size=4))
+def test_broadcast_shapes_and_tensors_match_numpy(shapes):
+    try:
+        want = np.broadcast_shapes(*[tuple(s) for s in shapes])
+    except ValueError:
+        with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+            fb.broadcast_shapes(*shapes)
+        return
+    assert tuple(fb.broadcast_shapes(*shapes)) == want
+    tensors = [fb.tensor(arr(tuple(s), seed=i)) for i, s in enumerate(shapes)]
+    for got, a in zip(fb.broadcast_tensors(*tensors), tensors):
+        assert np.array_equal(got.numpy(), np.broadcast_to(a.numpy(), want)) and shares(got, a)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.integers(1, 3), st.integers(-4, 4), st.data())
+def test_diagonal_and_diag_embed_round_trip(rows, cols, batch, offset, data):
+    a = arr((batch, rows, cols))
+    dim1, dim2 = data.draw(st.sampled_from([(1, 2), (2, 1), (0, 2), (-1, -2)]))
+    x = fb.tensor(a)
+    d = x.diagonal(offset, dim1, dim2)
+    assert np.array_equal(d.numpy(), np.diagonal(a, offset, dim1, dim2))
+    e = fb.diag_embed(d, offset, dim1, dim2)
+    assert np.array_equal(e.diagonal(offset, dim1, dim2).numpy(), d.numpy())
+    assert e.abs().sum().item() == pytest.approx(d.abs().sum().item(), rel=1e-5)
