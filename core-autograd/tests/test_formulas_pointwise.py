@@ -165,3 +165,8 @@ def test_zeta_gradient_in_q_and_refusal_in_s(rng):
     s.requires_grad_(True)
     with pytest.raises(NotImplementedError, match="special_zeta: input"):
         fb.special.zeta(s, q).sum().backward()
+
+
+def test_gradient_composite_is_differentiable(rng):
+    x = make(rng, 4, 5, noncontig=True)
+    check(lambda t: fb.gradient(t, spacing=0.5, edge_order=2)[1], x)

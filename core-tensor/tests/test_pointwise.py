@@ -328,3 +328,41 @@ def test_inplace_forms_of_older_aliases(alias, target, arg):
     y = x.clone()
     assert getattr(y, alias + "_")(*args) is y and np.array_equal(arr(y), want)
     assert np.array_equal(arr(getattr(fb, alias)(x, *args)), want)
+
+
+# -- flambeau.gradient -----------------------------------------------------------------
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(3, 5), min_size=1, max_size=3), st.sampled_from([1, 2]),
+       st.floats(0.25, 3), st.booleans())
+def test_gradient_matches_numpy(shape, edge_order, h, transposed):
+    rng = np.random.default_rng(sum(shape))
+    f = rng.uniform(-2, 2, size=shape)
+    t = fb.tensor(f, dtype=fb.float64)
+    if transposed and len(shape) >= 2:
+        f = f.T
+        t = t.t() if len(shape) == 2 else t.permute(*reversed(range(len(shape))))
+    got = fb.gradient(t, spacing=h, edge_order=edge_order)
+    want = np.gradient(f, h, edge_order=edge_order)
+    want = want if isinstance(want, (list, tuple)) else [want]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert np.allclose(arr(g), w, rtol=1e-12, atol=1e-12)
+
+
+def test_gradient_coordinates_dims_and_errors():
+    f = np.array([[1.0, 2, 4, 8, 10], [3, 5, 1, 0, 2], [0, 1, 1, 3, 7]])
+    x = np.array([0.0, 0.5, 1.5, 3.0, 3.2])
+    t = fb.tensor(f, dtype=fb.float64)
+    for eo in (1, 2):
+        (g,) = fb.gradient(t, spacing=[fb.tensor(x, dtype=fb.float64)], dim=1, edge_order=eo)
+        assert np.allclose(arr(g), np.gradient(f, x, axis=1, edge_order=eo))
+    g0, g1 = fb.gradient(t, spacing=[2.0, 0.5], dim=[0, 1])
+    assert np.allclose(arr(g0), np.gradient(f, 2.0, axis=0)) and np.allclose(arr(g1), np.gradient(f, 0.5, axis=1))
+    assert fb.gradient(fb.tensor([1, 4, 9, 16]))[0].dtype == fb.float32
+    with pytest.raises(RuntimeError, match="at least edge_order\\+1"):
+        fb.gradient(fb.tensor([1.0, 2.0]), edge_order=2)
+    with pytest.raises(RuntimeError, match="only supports edge_order=1 and edge_order=2"):
+        fb.gradient(t, edge_order=3)
+    with pytest.raises(RuntimeError, match="spacing"):
+        fb.gradient(t, spacing=[1.0, 2.0, 3.0])

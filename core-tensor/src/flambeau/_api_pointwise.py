@@ -149,4 +149,7 @@ def install(namespace: ModuleType) -> None:
     Tensor.polygamma_ = _polygamma_inplace
     Tensor.real = property(_get_real, _set_real, doc="The real parts, as a view (the tensor itself if real).")
     Tensor.imag = property(_get_imag, _set_imag, doc="The imaginary parts of a complex tensor, as a view.")
+    from ._api_gradient import gradient
+
+    namespace.gradient = gradient
     from . import special  # noqa: F401  (flambeau.special, as torch.special)
