@@ -140,7 +140,7 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = No
 
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in size):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
     storage = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
@@ -241,7 +241,8 @@ _FUNCTIONS = {
     "channels_last_3d": channels_last_3d,
 }
 
-_METHODS = {"clone": clone, "repeat": _repeat_method, "tile": _tile_method, "flip": _flip_method, "moveaxis": _moveaxis_method}
+_METHODS = {"clone": clone, "repeat": _repeat_method, "tile": _tile_method, "flip": _flip_method,
+            "moveaxis": _moveaxis_method}
 
 
 def install(namespace: ModuleType) -> None:

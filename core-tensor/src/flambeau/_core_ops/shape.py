@@ -54,7 +54,8 @@ def _skipped(t: Tensor) -> bool:
 def cat_shape(tensors: Sequence[Tensor], dim: int) -> tuple[tuple[int, ...], int]:
     """The shape of ``cat(tensors, dim)`` and the wrapped dim, or PyTorch's error."""
     if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"cat(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}")
+        raise TypeError(f"cat(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
     if len(tensors) == 0:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
@@ -102,7 +103,8 @@ def _cat_meta(tensors: Sequence[Tensor], dim: int = 0) -> tuple:
 
 def _stack_check(tensors: Sequence[Tensor], dim: int) -> int:
     if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"stack(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}")
+        raise TypeError(f"stack(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
     if len(tensors) == 0:
         raise RuntimeError("stack expects a non-empty TensorList")
     first = tensors[0]._data.shape
@@ -139,7 +141,8 @@ def _atleast(input: Tensor, ndim: int) -> Tensor:
 
 def _nonempty(name: str, tensors: Sequence[Tensor]) -> None:
     if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}")
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
     if len(tensors) == 0:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
 
@@ -403,7 +406,7 @@ def _repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, outp
         if any(c < 0 for c in counts):
             raise RuntimeError("repeats can not be negative")
         if output_size is not None and sum(counts) != output_size:
-            raise RuntimeError(f"allocated size does not match required size")
+            raise RuntimeError("allocated size does not match required size")
         index = make_tensor([i for i, c in enumerate(counts) for _ in range(c)], dtype=_dtypes.int64,
                             device=input._device)
         return _fn("index")(input.movedim(d, 0), [index]).movedim(0, d)
@@ -470,7 +473,8 @@ def declarations() -> list[OpDecl]:
                doc="A copy repeated ``repeats[i]`` times along each dim (new leading dims as needed)."),
         OpDecl("tile", "(input: Tensor, dims)", result_of(_tile), composite=_tile,
                doc="``repeat`` with ``dims`` padded with ones in front to the input's dims."),
-        OpDecl("repeat_interleave", "(input: Tensor, repeats=None, dim=None, *, output_size=None)", result_of(_repeat_interleave),
+        OpDecl("repeat_interleave", "(input: Tensor, repeats=None, dim=None, *, output_size=None)",
+               result_of(_repeat_interleave),
                composite=_repeat_interleave,
                doc="Each element repeated ``repeats`` times (an int, or a tensor of counts) along ``dim`` "
                    "(the flattened input when None)."),

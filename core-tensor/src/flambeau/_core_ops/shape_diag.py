@@ -1,12 +1,12 @@
 """Declarations of the diagonal and triangle ops: diagonal, diag, diag_embed, diagflat, tril, triu.
 
 ``diagonal`` is a view: a backend may give it a kernel (the CPU does, so that autograd records it
-with its own formula), and its composite, written with ``as_strided``, runs everywhere else; ``diag_embed``, ``tril`` and ``triu`` are primitives; ``diag`` and ``diagflat``
+with its own formula), and its composite, written with ``as_strided``, runs everywhere else;
+``diag_embed``, ``tril`` and ``triu`` are primitives; ``diag`` and ``diagflat``
 are composites of them.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from .._tensor import Tensor
 from ..ops._decl import VIEW, OpDecl

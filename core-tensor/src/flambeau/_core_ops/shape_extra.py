@@ -24,8 +24,8 @@ def _directional_split(name: str, dim: int, min_ndim: int):
         if isinstance(indices_or_sections, int):
             size = input._data.shape[d]
             if indices_or_sections == 0 or size % indices_or_sections:
-                raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the dimension "
-                                   f"{size} is not divisible by the split_size {indices_or_sections}!")
+                raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the "
+                                   f"dimension {size} is not divisible by the split_size {indices_or_sections}!")
         return _tensor_split(input, indices_or_sections, d)
     composite.__name__ = f"_{name}"
     return composite

@@ -141,12 +141,14 @@ def _joins() -> list[OpCase]:
         ErrorCase(([],), RuntimeError, "stack expects a non-empty TensorList"),
         ErrorCase(([_f32((2, 3)), _f32((2, 4))],), RuntimeError,
                   "stack expects each tensor to be equal size, but got [2, 3] at entry 0 and [2, 4] at entry 1"),
-        ErrorCase(([_f32((2, 3))], 3), IndexError, "Dimension out of range (expected to be in range of [-3, 2], but got 3)"),
+        ErrorCase(([_f32((2, 3))], 3), IndexError,
+                  "Dimension out of range (expected to be in range of [-3, 2], but got 3)"),
     ]
     return [
         _case("cat", cat_samples, _cat_ref, result=_list_promoted, errors=[
             ErrorCase(([],), RuntimeError, "expected a non-empty list of Tensors"),
-            ErrorCase(([_f32((2, 3)), _f32((3,))],), RuntimeError, "Tensors must have same number of dimensions: got 2 and 1"),
+            ErrorCase(([_f32((2, 3)), _f32((3,))],), RuntimeError,
+                      "Tensors must have same number of dimensions: got 2 and 1"),
             ErrorCase(([_f32((2, 2)), _f32((3, 2))], 1), RuntimeError,
                       "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 for tensor "
                       "number 1 in the list."),
@@ -160,17 +162,21 @@ def _joins() -> list[OpCase]:
             Sample(([_a((0, 2), d)], 1)),
         ], lambda ts, dim=0: np.stack(ts, axis=dim), result=_first_dtype, errors=stack_errors),
         _case("hstack", list_samples([[((2, 3), "contiguous"), ((2, 2), "transposed")],
-                                      [((3,), "contiguous"), ((2,), "sliced")], [((), "contiguous"), ((2,), "contiguous")]]),
+                                      [((3,), "contiguous"), ((2,), "sliced")],
+                                      [((), "contiguous"), ((2,), "contiguous")]]),
               lambda ts: np.hstack(ts), result=_first_dtype,
               errors=[ErrorCase(([],), RuntimeError, "hstack expects a non-empty TensorList")]),
         _case("vstack", list_samples([[((2, 3), "contiguous"), ((1, 3), "contiguous")],
-                                      [((3,), "contiguous"), ((3,), "sliced")], [((2, 2), "transposed"), ((2,), "contiguous")]]),
+                                      [((3,), "contiguous"), ((3,), "sliced")],
+                                      [((2, 2), "transposed"), ((2,), "contiguous")]]),
               lambda ts: np.vstack(ts), result=_first_dtype),
         _case("dstack", list_samples([[((2, 3), "contiguous"), ((2, 3), "transposed")],
-                                      [((3,), "contiguous"), ((3,), "sliced")], [((2, 3, 1), "contiguous"), ((2, 3), "contiguous")]]),
+                                      [((3,), "contiguous"), ((3,), "sliced")],
+                                      [((2, 3, 1), "contiguous"), ((2, 3), "contiguous")]]),
               lambda ts: np.dstack(ts), result=_first_dtype),
         _case("column_stack", list_samples([[((3,), "contiguous"), ((3, 2), "transposed")],
-                                            [((3,), "sliced"), ((3,), "contiguous")], [((), "contiguous"), ((1, 2), "contiguous")]]),
+                                            [((3,), "sliced"), ((3,), "contiguous")],
+                                            [((), "contiguous"), ((1, 2), "contiguous")]]),
               lambda ts: np.column_stack(ts), result=_first_dtype),
     ]
 
@@ -217,7 +223,8 @@ def _splits() -> list[OpCase]:
             Sample((_a((2, 6), d, "sliced"), 1, (6,))),
         ], _unflatten_ref, errors=[
             ErrorCase((_f32((6,)), 0, (4, 2)), RuntimeError,
-                      "unflatten: Provided sizes [4, 2] don't multiply up to the size of dim 0 (6) in the input tensor"),
+                      "unflatten: Provided sizes [4, 2] don't multiply up to the size of dim 0 (6) in the input "
+                      "tensor"),
         ]),
         _case("broadcast_to", lambda d: [
             Sample((_a((3, 1), d), (2, 3, 4))),
@@ -262,8 +269,10 @@ def _copies() -> list[OpCase]:
             Sample((_a((2, 3, 4), d, "sliced"), -5, 2)),
             Sample((_a((0, 2), d), 1, 1)),
         ], _roll_ref, errors=[
-            ErrorCase((_f32((2, 3)), (1, 2)), RuntimeError, "`shifts` required to be of size 1 when `dims` is unspecified"),
-            ErrorCase((_f32((2, 3)), (1, 2), (0,)), RuntimeError, "shifts and dimensions must align. shifts: 2, dims:1"),
+            ErrorCase((_f32((2, 3)), (1, 2)), RuntimeError,
+                      "`shifts` required to be of size 1 when `dims` is unspecified"),
+            ErrorCase((_f32((2, 3)), (1, 2), (0,)), RuntimeError,
+                      "shifts and dimensions must align. shifts: 2, dims:1"),
         ]),
         _case("rot90", lambda d: [
             Sample((_a((3, 4), d),)),

@@ -171,7 +171,8 @@ def _creation() -> list[OpCase]:
                           {"indexing": "ij"}),
                 ErrorCase(([_f32((2,)), _a((2,), "float64")],), RuntimeError,
                           "Expected all tensors in the tensor list to have the same dtype", {"indexing": "ij"}),
-                ErrorCase(([_f32((2,))],), RuntimeError, "indexing must be one of \"xy\" or \"ij\"", {"indexing": "yx"}),
+                ErrorCase(([_f32((2,))],), RuntimeError, "indexing must be one of \"xy\" or \"ij\"",
+                          {"indexing": "yx"}),
             ]),
     ]
 

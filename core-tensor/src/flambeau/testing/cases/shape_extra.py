@@ -59,12 +59,14 @@ def cases() -> list[OpCase]:
               ]),
         _case("dsplit", lambda d: [Sample((_a((2, 3, 4), d), 2)), Sample((_a((2, 3, 4), d, "sliced"), [1]))],
               lambda x, s: tuple(np.dsplit(x, s)), check_strides=True, errors=[
-                  ErrorCase((_f32((2, 4)), 2), RuntimeError, "torch.dsplit requires a tensor with at least 3 dimension"),
+                  ErrorCase((_f32((2, 4)), 2), RuntimeError,
+                            "torch.dsplit requires a tensor with at least 3 dimension"),
               ]),
         _case("narrow_copy", lambda d: [Sample((_a((5, 4), d), 0, 1, 3)), Sample((_a((3, 6), d, "sliced"), -1, -3, 2))],
               lambda x, dim, start, length: x[(slice(None),) * (dim % x.ndim) +
                                               (slice(start % x.shape[dim], start % x.shape[dim] + length),)].copy(),
-              errors=[ErrorCase((_f32((3,)), 0, 2, 3), RuntimeError, "start (2) + length (3) exceeds dimension size (3).")]),
+              errors=[ErrorCase((_f32((3,)), 0, 2, 3), RuntimeError,
+                                "start (2) + length (3) exceeds dimension size (3).")]),
         _case("adjoint", lambda d: [Sample((_a((3, 4), d),)), Sample((_a((2, 3, 4), d, "sliced"),)),
                                     Sample((_a((3, 4), d, "transposed"),))],
               lambda x: np.conj(np.swapaxes(x, -2, -1)) if x.dtype.kind == "c" else np.swapaxes(x, -2, -1),
