@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <limits>
+#include <memory>
 
 namespace flambeau {
 namespace {
@@ -66,8 +67,60 @@ void offsets(const Plan& p, index_t begin, index_t n, index_t* oo, index_t* so, 
   }
 }
 
+// One run of `r` positions along the innermost position dim (byte strides os, ss, is), at step k.
+template <class T, class I, int M>
+inline void run_span(char* o, const char* s, const char* i, index_t r, index_t os, index_t ss, index_t is,
+                     index_t out_d, index_t src_d, T alpha) {
+  if (is == 0) {  // one index for the whole run (index_select, index_add, index_copy)
+    const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(i));
+    if (M == kGather) {
+      s += v * src_d;
+    } else {
+      o += v * out_d;
+    }
+    if (M != kAdd && os == static_cast<index_t>(sizeof(T)) && ss == static_cast<index_t>(sizeof(T))) {
+      std::memcpy(o, s, static_cast<size_t>(r) * sizeof(T));
+      return;
+    }
+    if (os == static_cast<index_t>(sizeof(T)) && ss == static_cast<index_t>(sizeof(T))) {
+      T* po = reinterpret_cast<T*>(o);
+      const T* ps = reinterpret_cast<const T*>(s);
+      for (index_t j = 0; j < r; ++j) po[j] += alpha * ps[j];
+      return;
+    }
+    for (index_t j = 0; j < r; ++j) {
+      T* dst = reinterpret_cast<T*>(o + j * os);
+      const T value = *reinterpret_cast<const T*>(s + j * ss);
+      if constexpr (M == kAdd) {
+        *dst += alpha * value;
+      } else {
+        *dst = value;
+      }
+    }
+    return;
+  }
+  for (index_t j = 0; j < r; ++j) {
+    const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(i + j * is));
+    if (M == kGather) {
+      *reinterpret_cast<T*>(o + j * os) = *reinterpret_cast<const T*>(s + j * ss + v * src_d);
+    } else {
+      T* dst = reinterpret_cast<T*>(o + j * os + v * out_d);
+      const T value = *reinterpret_cast<const T*>(s + j * ss);
+      if constexpr (M == kAdd) {
+        *dst += alpha * value;
+      } else {
+        *dst = value;
+      }
+    }
+  }
+}
+
 template <class T, class I, int M>
 void run(const Plan& p, char* out, const char* src, const char* idx, T alpha) {
+  // Positions go in runs along the innermost position dim (the plan's last), each run one tight loop.
+  const index_t inner = p.nd ? p.size[p.nd - 1] : 1;
+  const index_t ios = p.nd ? p.out_st[p.nd - 1] : 0, iss = p.nd ? p.src_st[p.nd - 1] : 0,
+                iis = p.nd ? p.idx_st[p.nd - 1] : 0;
   const index_t blocks = (p.positions + kBlock - 1) / kBlock;
   const index_t per_block = std::min(p.positions, kBlock);
   // Gathers split K too when there are few positions (a 1-d gather has one).
@@ -76,79 +129,147 @@ void run(const Plan& p, char* out, const char* src, const char* idx, T alpha) {
   const index_t ksplits = p.steps > 0 ? (p.steps + kchunk - 1) / kchunk : 1;
   const index_t tasks = blocks * ksplits;
   const int nthreads = static_cast<int>(std::min<index_t>(threads_for(p.positions * p.steps), tasks));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1)
-  for (index_t t = 0; t < tasks; ++t) {
+  auto task = [&](index_t t) {
     const index_t b = t / ksplits, ks = t % ksplits;
     const index_t begin = b * kBlock, n = std::min(kBlock, p.positions - begin);
     const index_t k0 = ks * kchunk, k1 = std::min(p.steps, k0 + kchunk);
     index_t oo[kBlock], so[kBlock], io[kBlock];
     offsets(p, begin, n, oo, so, io);
     for (index_t k = k0; k < k1; ++k) {
+      char* ok = out + k * (M == kGather ? p.out_d : 0);
+      const char* sk = src + k * (M == kGather ? 0 : p.src_d);
       const char* ik = idx + k * p.idx_d;
-      if (M == kGather) {
-        char* ok = out + k * p.out_d;
-        for (index_t j = 0; j < n; ++j) {
-          const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(ik + io[j]));
-          *reinterpret_cast<T*>(ok + oo[j]) = *reinterpret_cast<const T*>(src + so[j] + v * p.src_d);
-        }
-      } else {
-        const char* sk = src + k * p.src_d;
-        for (index_t j = 0; j < n; ++j) {
-          const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(ik + io[j]));
-          T* dst = reinterpret_cast<T*>(out + oo[j] + v * p.out_d);
-          const T value = *reinterpret_cast<const T*>(sk + so[j]);
-          if constexpr (M == kAdd) {
-            *dst += alpha * value;
-          } else {
-            *dst = value;
-          }
-        }
+      for (index_t j = 0; j < n;) {
+        const index_t r = std::min(n - j, inner - (begin + j) % inner);
+        run_span<T, I, M>(ok + oo[j], sk + so[j], ik + io[j], r, ios, iss, iis, p.out_d, p.src_d, alpha);
+        j += r;
       }
     }
+  };
+  if (nthreads <= 1) {  // no OpenMP team at all: starting one costs more than a small op
+    for (index_t t = 0; t < tasks; ++t) task(t);
+    return;
   }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+  for (index_t t = 0; t < tasks; ++t) task(t);
+}
+
+// Whether every entry of one run of `n` indices (stride `step` bytes) lies in [0, limit). Branch-free
+// over the run so that the common all-good case vectorises.
+template <class I>
+bool run_ok(const char* p, index_t n, index_t step, index_t limit) {
+  bool ok = true;
+  if (step == static_cast<index_t>(sizeof(I))) {
+    const I* q = reinterpret_cast<const I*>(p);
+    for (index_t j = 0; j < n; ++j) ok &= static_cast<index_t>(q[j]) >= 0 && static_cast<index_t>(q[j]) < limit;
+  } else {
+    for (index_t j = 0; j < n; ++j) {
+      const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(p + j * step));
+      ok &= v >= 0 && v < limit;
+    }
+  }
+  return ok;
 }
 
 // The first index outside [0, limit), scanning the index array in its own order; `found` says if any.
+// Rows (the innermost dim) are checked whole; only a row with a bad entry is searched.
 template <class I>
 index_t first_bad(const py::array& index, index_t limit, bool& found) {
   const int nd = static_cast<int>(index.ndim());
-  Plan p;  // reuse the odometer: all dims are "positions", no steps
-  p.nd = nd;
-  for (int d = 0; d < nd; ++d) {
+  const index_t row = nd ? index.shape(nd - 1) : 1, step = nd ? index.strides(nd - 1) : 0;
+  Plan p;  // the odometer over the outer dims (the innermost is the run)
+  p.nd = std::max(nd - 1, 0);
+  for (int d = 0; d + 1 < nd; ++d) {
     p.size[d] = index.shape(d);
     p.idx_st[d] = index.strides(d);
     p.out_st[d] = p.src_st[d] = 0;
     p.positions *= index.shape(d);
   }
+  found = false;
+  if (row == 0 || p.positions == 0) return 0;
   const char* base = static_cast<const char*>(index.data());
-  std::atomic<index_t> first{std::numeric_limits<index_t>::max()};  // linear position of the first bad one
+  std::atomic<index_t> first{std::numeric_limits<index_t>::max()};  // the first bad row
   const index_t blocks = (p.positions + kBlock - 1) / kBlock;
-  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(p.positions), blocks));
-#pragma omp parallel for schedule(dynamic, 16) num_threads(nthreads) if (nthreads > 1)
-  for (index_t b = 0; b < blocks; ++b) {
+  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(p.positions * row), blocks));
+  auto block = [&](index_t b) {
     const index_t begin = b * kBlock, n = std::min(kBlock, p.positions - begin);
-    if (begin > first.load(std::memory_order_relaxed)) continue;
+    if (begin > first.load(std::memory_order_relaxed)) return;
     index_t oo[kBlock], so[kBlock], io[kBlock];
     offsets(p, begin, n, oo, so, io);
     for (index_t j = 0; j < n; ++j) {
-      const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(base + io[j]));
-      if (v < 0 || v >= limit) {
+      if (!run_ok<I>(base + io[j], row, step, limit)) {
         index_t seen = first.load();
         while (begin + j < seen && !first.compare_exchange_weak(seen, begin + j)) {
         }
         break;
       }
     }
+  };
+  if (nthreads <= 1) {
+    for (index_t b = 0; b < blocks; ++b) block(b);
+  } else {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+    for (index_t b = 0; b < blocks; ++b) block(b);
   }
   const index_t at = first.load();
-  found = at != std::numeric_limits<index_t>::max();
-  if (!found) return 0;
-  index_t off = 0, rem = at;
-  for (int d = nd - 1; d >= 0; --d) {
-    off += (rem % p.size[d]) * p.idx_st[d];
-    rem /= p.size[d];
+  if (at == std::numeric_limits<index_t>::max()) return 0;
+  found = true;
+  index_t oo[1], so[1], io[1];
+  offsets(p, at, 1, oo, so, io);
+  for (index_t j = 0; j < row; ++j) {
+    const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(base + io[0] + j * step));
+    if (v < 0 || v >= limit) return v;
   }
-  return static_cast<index_t>(*reinterpret_cast<const I*>(base + off));
+  return 0;  // unreachable: the row had a bad entry
+}
+
+// Copies `pre` into `out` (same shape, checked by the caller) when both have the same dtype and are
+// aligned; false leaves the copy to numpy. Runs along the innermost dim, memcpy when both are contiguous.
+bool copy_same(py::array& out, const py::array& pre, bool big) {
+  if (pre.dtype().num() != out.dtype().num() || pre.itemsize() != out.itemsize() || !is_aligned(pre)) return false;
+  if (pre.dtype().byteorder() == '>') return false;
+  check_in_bounds(pre, "prefill", false);
+  if (may_overlap(out, pre)) return false;
+  const int nd = static_cast<int>(out.ndim());
+  const index_t item = out.itemsize();
+  Plan p;
+  p.nd = std::max(nd - 1, 0);
+  for (int d = 0; d + 1 < nd; ++d) {
+    p.size[d] = out.shape(d);
+    p.out_st[d] = out.strides(d);
+    p.src_st[d] = pre.strides(d);
+    p.idx_st[d] = 0;
+    p.positions *= out.shape(d);
+  }
+  const index_t row = nd ? out.shape(nd - 1) : 1;
+  const index_t os = nd ? out.strides(nd - 1) : item, ps = nd ? pre.strides(nd - 1) : item;
+  if (row == 0 || p.positions == 0) return true;
+  char* po = static_cast<char*>(out.mutable_data());
+  const char* pp = static_cast<const char*>(pre.data());
+  std::unique_ptr<py::gil_scoped_release> nogil(big ? new py::gil_scoped_release : nullptr);
+  const index_t blocks = (p.positions + kBlock - 1) / kBlock;
+  auto block = [&](index_t b) {
+    const index_t begin = b * kBlock, n = std::min(kBlock, p.positions - begin);
+    index_t oo[kBlock], so[kBlock], io[kBlock];
+    offsets(p, begin, n, oo, so, io);
+    for (index_t j = 0; j < n; ++j) {
+      char* o = po + oo[j];
+      const char* s = pp + so[j];
+      if (os == item && ps == item) {
+        std::memcpy(o, s, static_cast<size_t>(row * item));
+      } else {
+        for (index_t i = 0; i < row; ++i) std::memcpy(o + i * os, s + i * ps, static_cast<size_t>(item));
+      }
+    }
+  };
+  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(p.positions * row), blocks));
+  if (nthreads <= 1) {
+    for (index_t b = 0; b < blocks; ++b) block(b);
+  } else {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+    for (index_t b = 0; b < blocks; ++b) block(b);
+  }
+  return true;
 }
 
 void fail(const char* what) { throw std::invalid_argument(std::string("dim_index: ") + what); }
@@ -254,8 +375,9 @@ bool dim_index(int mode, py::array out, py::array src, py::array index, int dim,
 
   bool found = false;
   index_t bad = 0;
+  const bool big = p.positions * p.steps >= kParallelGrain || index.size() >= kParallelGrain;
   {
-    py::gil_scoped_release nogil;
+    std::unique_ptr<py::gil_scoped_release> nogil(big ? new py::gil_scoped_release : nullptr);
     bad = i64 ? first_bad<std::int64_t>(index, limit, found) : first_bad<std::int32_t>(index, limit, found);
   }
   if (found) {
@@ -263,7 +385,12 @@ bool dim_index(int mode, py::array out, py::array src, py::array index, int dim,
                           " with size " + std::to_string(limit));
   }
   if (!prefill.is_none() && prefill.ptr() != out.ptr()) {
-    py::module_::import("numpy").attr("copyto")(out, prefill, py::arg("casting") = "unsafe");
+    const py::array pre = prefill.cast<py::array>();
+    if (!copy_same(out, pre, big)) {
+      // Another dtype or layout: numpy's copy (looked up once, kept for the life of the process).
+      static py::object* copyto = new py::object(py::module_::import("numpy").attr("copyto"));
+      (*copyto)(out, prefill, py::arg("casting") = "unsafe");
+    }
   }
   if (p.positions == 0 || p.steps == 0) return true;
   char* po = static_cast<char*>(out.mutable_data());
@@ -271,7 +398,7 @@ bool dim_index(int mode, py::array out, py::array src, py::array index, int dim,
   const char* pi = static_cast<const char*>(index.data());
   bool handled;
   {
-    py::gil_scoped_release nogil;
+    std::unique_ptr<py::gil_scoped_release> nogil(big ? new py::gil_scoped_release : nullptr);
     handled = i64 ? dispatch_type<std::int64_t>(mode, out, p, po, ps, pi, alpha)
                   : dispatch_type<std::int32_t>(mode, out, p, po, ps, pi, alpha);
   }

@@ -15,6 +15,7 @@ from ..ops._decl import DYNAMIC, OpDecl
 from ..ops.meta import broadcast_shapes, fmt_shape, type_name, wrap_dim
 
 _INT_INDEX = (_dtypes.int64, _dtypes.int32)
+_I64, _I32 = _dtypes.int64, _dtypes.int32
 
 #: How ``masked_fill`` names a mask's dtype (c10's TypeMeta names, as PyTorch prints them).
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -41,41 +42,54 @@ def _dims1(t: Tensor) -> tuple[int, ...]:
 
 # -- gather and scatter ----------------------------------------------------------------------------
 
+def _dim_of(dim: Any, ndim: int) -> int:
+    """``wrap_dim`` with the common case (an in-range int) first: meta functions run on every call."""
+    if type(dim) is int and -ndim <= dim < ndim:
+        return dim % ndim
+    return wrap_dim(dim, ndim)
+
+
 def _gather_meta(input: Tensor, dim: int, index: Tensor, sparse_grad: bool = False) -> tuple:
-    d = wrap_dim(dim, input._data.ndim)
-    if index._dtype not in _INT_INDEX:
+    xshape, ishape = input._data.shape, index._data.shape
+    d = _dim_of(dim, len(xshape))
+    if index._dtype is not _I64 and index._dtype is not _I32:
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if ishape == xshape:  # the common case needs no more checks
+        return ishape, input._dtype
     if _ndim1(index) != _ndim1(input):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    ishape, xshape = _dims1(index), _dims1(input)
     if index._data.size:
-        for k, (a, b) in enumerate(zip(ishape, xshape)):
+        for k, (a, b) in enumerate(zip(_dims1(index), _dims1(input))):
             if k != d and a > b:
                 raise RuntimeError(
-                    f"Size does not match at dimension {k} expected index {fmt_shape(_shape(index))} to be no "
-                    f"larger than self {fmt_shape(_shape(input))} apart from dimension {d}")
-    return _shape(index), input._dtype
+                    f"Size does not match at dimension {k} expected index {fmt_shape(ishape)} to be no "
+                    f"larger than self {fmt_shape(xshape)} apart from dimension {d}")
+    return ishape, input._dtype
 
 
 def _scatter_checks(name: str, input: Tensor, dim: int, index: Tensor, src: Any) -> int:
-    d = wrap_dim(dim, input._data.ndim)
-    if index._dtype not in _INT_INDEX:
+    xshape, ishape = input._data.shape, index._data.shape
+    d = _dim_of(dim, len(xshape))
+    if index._dtype is not _I64 and index._dtype is not _I32:
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
-    if isinstance(src, Tensor) and src._dtype is not input._dtype:
+    is_tensor = isinstance(src, Tensor)
+    if is_tensor and src._dtype is not input._dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if ishape == xshape and (not is_tensor or src._data.shape == xshape):
+        return d  # the common case needs no more checks
     if _ndim1(index) != _ndim1(input):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    if isinstance(src, Tensor) and _ndim1(index) != _ndim1(src):
+    if is_tensor and _ndim1(index) != _ndim1(src):
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     if index._data.size:
-        ishape, xshape = _dims1(index), _dims1(input)
-        sshape = _dims1(src) if isinstance(src, Tensor) else None
-        for k, size in enumerate(ishape):
-            if (k != d and size > xshape[k]) or (sshape is not None and size > sshape[k]):
-                tail = f" and to be no larger size than src {fmt_shape(_shape(src))}" if sshape is not None else ""
+        xs = _dims1(input)
+        ss = _dims1(src) if is_tensor else None
+        for k, size in enumerate(_dims1(index)):
+            if (k != d and size > xs[k]) or (ss is not None and size > ss[k]):
+                tail = f" and to be no larger size than src {fmt_shape(_shape(src))}" if ss is not None else ""
                 raise RuntimeError(
-                    f"Expected index {fmt_shape(_shape(index))} to be no larger than self "
-                    f"{fmt_shape(_shape(input))} apart from dimension {d}{tail}")
+                    f"Expected index {fmt_shape(ishape)} to be no larger than self "
+                    f"{fmt_shape(xshape)} apart from dimension {d}{tail}")
     return d
 
 
@@ -113,18 +127,18 @@ def _scatter_reduce_meta(input: Tensor, dim: int, index: Tensor, src: Tensor, re
 # -- index_* along a dim ---------------------------------------------------------------------------
 
 def _index_select_meta(input: Tensor, dim: int, index: Tensor) -> tuple:
-    d = wrap_dim(dim, input._data.ndim)
+    xshape = input._data.shape
+    d = _dim_of(dim, len(xshape))
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    if index._dtype not in _INT_INDEX:
+    if index._dtype is not _I64 and index._dtype is not _I32:
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    shape = list(_shape(input))
-    if shape:
-        shape[d] = index._data.size
-    elif index._data.size != 1:
+    if xshape:
+        return xshape[:d] + (index._data.size,) + xshape[d + 1:], input._dtype
+    if index._data.size != 1:
         raise IndexError("index_select(): Index to scalar can have only 1 value, got "
                          f"{index._data.size} value(s)")
-    return tuple(shape), input._dtype
+    return (), input._dtype
 
 
 def _check_source(name: str, input: Tensor, d: int, index: Tensor, source: Tensor, exc: type = RuntimeError,

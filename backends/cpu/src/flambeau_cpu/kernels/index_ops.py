@@ -22,6 +22,7 @@ except (ImportError, AttributeError):  # a source checkout without the extension
 
 _GATHER, _ASSIGN, _ADD = 0, 1, 2
 _ndarray = np.ndarray
+_may_share = np.may_share_memory
 
 
 def _bad_value(exc: IndexError) -> int:
@@ -31,21 +32,34 @@ def _bad_value(exc: IndexError) -> int:
 def _write(mode: int, input: Any, out: np.ndarray, src: np.ndarray, index: np.ndarray, dim: int, vector: bool,
            alpha: Any = 1) -> bool:
     """Scatter-like C++ call: copies ``input`` into ``out`` (functional forms) after the index check."""
-    o, s = as_1d(out), as_1d(src)
-    if np.may_share_memory(s, o):
-        s = s.copy()
-    prefill = None if out is input else as_1d(input)
-    return _dim_index(mode, o, s, index if vector else as_1d(index), dim % o.ndim, vector, alpha, prefill)
+    inplace = out is input
+    if out.ndim == 0:
+        out = out.reshape(1)
+        input = out if inplace else input.reshape(1)
+    if src.ndim == 0:
+        src = src.reshape(1)
+    if index.ndim == 0:
+        index = index.reshape(1)
+    d, pre = dim % out.ndim, None if inplace else input
+    if _dim_index(mode, out, src, index, d, vector, alpha, pre):
+        return True
+    if _may_share(src, out):  # declined because src overlaps what is written: read a copy
+        return _dim_index(mode, out, src.copy(), index, d, vector, alpha, pre)
+    return False
 
 
 def gather(input, dim, index, sparse_grad, out):
     if _dim_index is not None:
-        x = as_1d(input)
+        nd = input.ndim
         try:
-            if _dim_index(_GATHER, as_1d(out), x, as_1d(index), dim % x.ndim, False, 1.0, None):
-                return
+            if nd:
+                done = _dim_index(_GATHER, out, input, index, dim % nd, False, 1.0, None)
+            else:
+                done = _dim_index(_GATHER, out.reshape(1), input.reshape(1), index.reshape(1), 0, False, 1.0, None)
         except IndexError as exc:
             raise RuntimeError(str(exc)) from None
+        if done:
+            return
     _np_ops.gather(input, dim, index, sparse_grad, out)
 
 
@@ -65,12 +79,16 @@ def scatter_add(input, dim, index, src, out):
 
 def index_select(input, dim, index, out):
     if _dim_index is not None:
-        x = as_1d(input)
+        nd = input.ndim
         try:
-            if _dim_index(_GATHER, as_1d(out), x, index.reshape(-1), dim % x.ndim, True, 1.0, None):
-                return
+            if nd:
+                done = _dim_index(_GATHER, out, input, index.reshape(-1), dim % nd, True, 1.0, None)
+            else:
+                done = _dim_index(_GATHER, out.reshape(1), input.reshape(1), index.reshape(-1), 0, True, 1.0, None)
         except IndexError:
             raise IndexError("index out of range in self") from None
+        if done:
+            return
     _np_ops.index_select(input, dim, index, out)
 
 

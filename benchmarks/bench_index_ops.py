@@ -1,0 +1,75 @@
+"""Index ops: ``gather`` and ``scatter_add`` along dim 0 of a 2-d float32 tensor, and
+``index_select`` of rows, at 100 and 1M elements, flambeau vs numpy vs PyTorch.
+
+numpy's spellings: ``take_along_axis``, ``copy`` + ``add.at``, ``take(axis=0)``.
+Run: ``python benchmarks/bench_index_ops.py [--quick]`` (with PyTorch: from ``.venv-bench``).
+Reports the median time per call and, for 1M elements, the throughput in Melem/s (output elements).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _harness import Library, Row, format_rows, interleave, load_libraries, rows_from  # noqa: E402
+
+SHAPES = {100: (10, 10), 1_000_000: (1000, 1000)}
+
+
+def _index(lib: Library, values: np.ndarray):
+    if lib.name == "flambeau":
+        return lib.module.from_numpy(values)
+    if lib.name == "torch":
+        return lib.module.from_numpy(values)
+    return values
+
+
+def _workloads(libs: list[Library], op: str, n: int) -> dict:
+    rows, cols = SHAPES[n]
+    rng = np.random.default_rng(0)
+    idx2d = rng.integers(0, rows, size=(rows, cols))
+    idx1d = rng.integers(0, rows, size=rows)
+    col_key = np.arange(cols)[None, :]
+    workloads = {}
+    for lib in libs:
+        m = lib.module
+        x, src = lib.make((rows, cols)), lib.make((rows, cols))
+        i2, i1 = _index(lib, idx2d), _index(lib, idx1d)
+        numpy = lib.name == "numpy"
+        if op == "gather":
+            f = (lambda x=x, i=i2: np.take_along_axis(x, i, 0)) if numpy else (lambda x=x, i=i2, g=m.gather: g(x, 0, i))
+        elif op == "scatter_add":
+            if numpy:
+                def f(x=x, i=i2, s=src):
+                    y = x.copy()
+                    np.add.at(y, (i, col_key), s)
+                    return y
+            else:
+                f = (lambda x=x, i=i2, s=src, g=m.scatter_add: g(x, 0, i, s))
+        else:
+            f = (lambda x=x, i=i1: np.take(x, i, axis=0)) if numpy else \
+                (lambda x=x, i=i1, g=m.index_select: g(x, 0, i))
+        workloads[lib.name] = f
+    return workloads
+
+
+def run(libs: list[Library], quick: bool = False) -> list[Row]:
+    rows = []
+    for op in ("gather", "scatter_add", "index_select"):
+        for n in SHAPES:
+            results = interleave(_workloads(libs, op, n), rounds=3 if quick else 7,
+                                 block_seconds=0.1 if quick else 0.25)
+            if n >= 1_000_000:
+                rows += rows_from(f"{op} {n // 1_000_000}M f32", results, "Melem/s", lambda t, n=n: n / t / 1e6,
+                                  higher_is_better=True)
+            else:
+                rows += rows_from(f"{op} {n} f32", results, "us", lambda t: t * 1e6, higher_is_better=False)
+    return rows
+
+
+if __name__ == "__main__":
+    quick = "--quick" in sys.argv
+    print(format_rows(run(load_libraries(), quick=quick)))
