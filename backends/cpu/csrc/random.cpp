@@ -95,6 +95,61 @@ FLAMBEAU_INLINE void sincos_turn_f(float u, float& s, float& c) {
   c = (q & 2) ? -c1 : c1;
 }
 
+// log(x) for x in (0, 1], double precision, branch-free: x = m * 2^e with m in [sqrt(1/2), sqrt(2)), and
+// log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, summed to s^23 (error below 1e-17).
+FLAMBEAU_INLINE double log_d(double x) {
+  std::int64_t bits;
+  std::memcpy(&bits, &x, 8);
+  std::int64_t e = ((bits >> 52) & 0x7ff) - 1023;
+  bits = (bits & 0x000fffffffffffffLL) | 0x3ff0000000000000LL;
+  double m;
+  std::memcpy(&m, &bits, 8);
+  const bool big = m > 1.4142135623730951;
+  m = big ? m * 0.5 : m;
+  const double ef = static_cast<double>(e + (big ? 1 : 0));
+  const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
+  double y = 1.0 / 23;
+  y = y * s2 + 1.0 / 21;
+  y = y * s2 + 1.0 / 19;
+  y = y * s2 + 1.0 / 17;
+  y = y * s2 + 1.0 / 15;
+  y = y * s2 + 1.0 / 13;
+  y = y * s2 + 1.0 / 11;
+  y = y * s2 + 1.0 / 9;
+  y = y * s2 + 1.0 / 7;
+  y = y * s2 + 1.0 / 5;
+  y = y * s2 + 1.0 / 3;
+  y = y * s2 + 1.0;
+  return 2.0 * s * y + ef * 0.6931471805599453;
+}
+
+// sin and cos of 2*pi*u for u in [0, 1), double precision (Cephes' polynomials on [-pi/4, pi/4]).
+FLAMBEAU_INLINE void sincos_turn_d(double u, double& s, double& c) {
+  const double t = u * 4.0;
+  const int q = static_cast<int>(t);
+  const double b = (t - static_cast<double>(q)) * 1.5707963267948966 - 0.7853981633974483;
+  const double b2 = b * b;
+  double ps = 1.58962301576546568060e-10;
+  ps = ps * b2 - 2.50507477628578072866e-8;
+  ps = ps * b2 + 2.75573136213857245213e-6;
+  ps = ps * b2 - 1.98412698295895385996e-4;
+  ps = ps * b2 + 8.33333333332211858878e-3;
+  ps = ps * b2 - 1.66666666666666307295e-1;
+  const double sb = b + b * b2 * ps;
+  double pc = -1.13585365213876817300e-11;
+  pc = pc * b2 + 2.08757008419747316778e-9;
+  pc = pc * b2 - 2.75573141792967388112e-7;
+  pc = pc * b2 + 2.48015872888517045348e-5;
+  pc = pc * b2 - 1.38888888888730564116e-3;
+  pc = pc * b2 + 4.16666666666665929218e-2;
+  const double cb = 1.0 - 0.5 * b2 + b2 * b2 * pc;
+  const double r = 0.7071067811865476;
+  const double sa = (sb + cb) * r, ca = (cb - sb) * r;
+  const double s1 = (q & 1) ? ca : sa, c1 = (q & 1) ? -sa : ca;
+  s = (q & 2) ? -s1 : s1;
+  c = (q & 2) ? -c1 : c1;
+}
+
 template <class T>
 struct PerBlock;
 template <>
@@ -113,24 +168,40 @@ void check_out(const py::array& out) {
   check_in_bounds(out, "out", true);
 }
 
+// Writes the tile's values (SoA: vals[w][j] is element (b + j) * per + w) into data, interleaved;
+// only the call's last tile checks the end.
+template <class T, index_t per>
+FLAMBEAU_INLINE void store_tile(T* data, index_t n, index_t b, index_t count, const T (*vals)[kTile]) {
+  T* dst = data + b * per;
+  if ((b + count) * per <= n) {
+    for (index_t j = 0; j < count; ++j)
+      for (index_t w = 0; w < per; ++w) dst[j * per + w] = vals[w][j];
+    return;
+  }
+  for (index_t j = 0; j < count; ++j)
+    for (index_t w = 0; w < per; ++w)
+      if ((b + j) * per + w < n) dst[j * per + w] = vals[w][j];
+}
+
 template <class T>
 FLAMBEAU_CLONES void uniform_range(T* data, index_t n, std::uint64_t key, std::uint64_t offset, T low, T span,
                                    index_t first_block, index_t last_block) {
   std::uint32_t words[4][kTile];
   constexpr index_t per = PerBlock<T>::uniform;
+  T vals[per][kTile];
   for (index_t b = first_block; b < last_block; b += kTile) {
     const index_t count = std::min(kTile, last_block - b);
     philox_tile(key, offset + static_cast<std::uint64_t>(b), count, words);
+#pragma omp simd
     for (index_t j = 0; j < count; ++j) {
-      const index_t base = (b + j) * per;
       if constexpr (per == 4) {
-        for (index_t w = 0; w < 4; ++w)
-          if (base + w < n) data[base + w] = low + span * unit_f(words[w][j]);
+        for (int w = 0; w < 4; ++w) vals[w][j] = low + span * unit_f(words[w][j]);
       } else {
-        if (base < n) data[base] = low + span * static_cast<T>(unit_d(words[0][j], words[1][j]));
-        if (base + 1 < n) data[base + 1] = low + span * static_cast<T>(unit_d(words[2][j], words[3][j]));
+        vals[0][j] = low + span * unit_d(words[0][j], words[1][j]);
+        vals[1][j] = low + span * unit_d(words[2][j], words[3][j]);
       }
     }
+    store_tile<T, per>(data, n, b, count, vals);
   }
 }
 
@@ -139,37 +210,30 @@ FLAMBEAU_CLONES void normal_range(T* data, index_t n, std::uint64_t key, std::ui
                                   index_t first_block, index_t last_block) {
   std::uint32_t words[4][kTile];
   constexpr index_t per = PerBlock<T>::normal;
+  T vals[per][kTile];
   for (index_t b = first_block; b < last_block; b += kTile) {
     const index_t count = std::min(kTile, last_block - b);
     philox_tile(key, offset + static_cast<std::uint64_t>(b), count, words);
-    if constexpr (per == 4) {
-      float z[4][kTile];
 #pragma omp simd
-      for (index_t j = 0; j < count; ++j) {
+    for (index_t j = 0; j < count; ++j) {
+      if constexpr (per == 4) {
         for (int pair = 0; pair < 2; ++pair) {
           const float r = std::sqrt(-2.0f * log_f(unit_open_f(words[2 * pair][j])));
-          float s, c;
-          sincos_turn_f(unit_f(words[2 * pair + 1][j]), s, c);
-          z[2 * pair][j] = r * c;
-          z[2 * pair + 1][j] = r * s;
+          float sn, cs;
+          sincos_turn_f(unit_f(words[2 * pair + 1][j]), sn, cs);
+          vals[2 * pair][j] = mean + std_ * (r * cs);
+          vals[2 * pair + 1][j] = mean + std_ * (r * sn);
         }
-      }
-      for (index_t j = 0; j < count; ++j) {
-        const index_t base = (b + j) * 4;
-        for (index_t w = 0; w < 4; ++w)
-          if (base + w < n) data[base + w] = mean + std_ * z[w][j];
-      }
-    } else {
-      for (index_t j = 0; j < count; ++j) {
+      } else {
         const double u1 = 1.0 - unit_d(words[0][j], words[1][j]);  // (0, 1]
-        const double u2 = unit_d(words[2][j], words[3][j]);
-        const double r = std::sqrt(-2.0 * std::log(u1));
-        const double theta = 6.283185307179586 * u2;
-        const index_t base = (b + j) * 2;
-        if (base < n) data[base] = mean + std_ * r * std::cos(theta);
-        if (base + 1 < n) data[base + 1] = mean + std_ * r * std::sin(theta);
+        const double r = std::sqrt(-2.0 * log_d(u1));
+        double sn, cs;
+        sincos_turn_d(unit_d(words[2][j], words[3][j]), sn, cs);
+        vals[0][j] = mean + std_ * (r * cs);
+        vals[1][j] = mean + std_ * (r * sn);
       }
     }
+    store_tile<T, per>(data, n, b, count, vals);
   }
 }
 
