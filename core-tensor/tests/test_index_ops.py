@@ -228,3 +228,17 @@ def test_where_single_argument_and_method():
     assert rows.tolist() == [0, 1] and cols.tolist() == [1, 0]
     assert fb.tensor([1.0, 2.0]).where(fb.tensor([True, False]), 0.0).tolist() == [1.0, 0.0]
     assert fb.argwhere(c).tolist() == [[0, 1], [1, 0]]
+
+
+def test_masked_select_and_nonzero_take_out():
+    x = fb.tensor([[0.0, 1.0], [2.0, 0.0]])
+    out = fb.empty(0)
+    assert fb.masked_select(x, x > 0, out=out) is out
+    assert out.tolist() == [1.0, 2.0]
+    coords = fb.empty(0, dtype=fb.int64)
+    assert fb.nonzero(x, out=coords) is coords
+    assert coords.tolist() == [[0, 1], [1, 0]]
+    with pytest.warns(UserWarning, match="was resized"):
+        fb.masked_select(x, x > 0, out=fb.empty(5))
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+        fb.masked_select(x, x > 0, out=fb.empty(0, dtype=fb.int64))

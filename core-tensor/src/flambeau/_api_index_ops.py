@@ -1,4 +1,6 @@
-"""The overloaded call forms of the index ops: ``where(condition)`` and ``Tensor.where``."""
+"""The call forms of the index ops that a declaration cannot give: ``where(condition)``,
+``Tensor.where``, and ``out=`` for the ops whose result size depends on the data
+(``masked_select``, ``nonzero``), which the dispatcher runs as dynamic ops without ``out=``."""
 from __future__ import annotations
 
 from types import ModuleType
@@ -30,6 +32,30 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Any =
     return FUNCTIONS["where"](condition, input, other, out=out)
 
 
+def _with_out(name: str) -> Any:
+    """The op ``name`` taking ``out=``: the result is computed, then ``out`` is resized (as PyTorch
+    resizes, warning when it had elements) and filled."""
+    from .ops import _dispatch
+    from .ops._registry import OPS
+
+    fn = FUNCTIONS[name]
+    decl = OPS[name]
+
+    def op(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        result = fn(*args, **kwargs)
+        if out is None:
+            return result
+        if isinstance(result, tuple):
+            raise RuntimeError(f"{name}(): out= is not supported with as_tuple=True")
+        (target,) = _dispatch.check_out(decl, (tuple(result.shape), result.dtype), out, False)
+        return target.copy_(result)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = fn.__doc__
+    op.__wrapped__ = fn  # type: ignore[attr-defined]
+    return op
+
+
 def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     """``self.where(condition, other)``: ``where(condition, self, other)``."""
     return FUNCTIONS["where"](condition, self, other)
@@ -37,4 +63,6 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
 
 def install(namespace: ModuleType) -> None:
     namespace.where = where  # type: ignore[attr-defined]
+    for name in ("masked_select", "nonzero"):
+        setattr(namespace, name, _with_out(name))
     Tensor.where = _where_method  # type: ignore[attr-defined]

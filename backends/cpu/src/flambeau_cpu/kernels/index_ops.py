@@ -13,7 +13,6 @@ from typing import Any, Callable
 import numpy as np
 
 from . import index_ops_np as _np_ops
-from .index_ops_np import as_1d
 
 try:
     from .._C import dim_index as _dim_index
