@@ -502,3 +502,20 @@ def test_normal_with_tensor_parameters_requires_grad_with_zero_derivatives():
     only_mean = fb.normal(mean, 1.0)
     assert only_mean.requires_grad
     assert not fb.normal(mean.detach(), 1.0).requires_grad
+
+
+def test_random_namespace_and_fork_rng():
+    import flambeau.random as fr
+
+    assert fr.manual_seed is fb.manual_seed and fr.default_generator is fb.default_generator
+    fr.manual_seed(5)
+    expected = host(fb.rand(4))
+    fr.manual_seed(5)
+    with fr.fork_rng():
+        fb.randn(100)
+        fb.manual_seed(99)
+    np.testing.assert_array_equal(host(fb.rand(4)), expected)
+    with fr.fork_rng(enabled=False):
+        fb.rand(1)
+    with pytest.raises(AttributeError):
+        fr.no_such_thing

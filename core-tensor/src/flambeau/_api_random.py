@@ -434,6 +434,9 @@ def install(namespace: Any) -> None:
     Tensor.bernoulli_ = bernoulli_
     Tensor.random_ = random_
     Tensor.uniform_ = uniform_
+    import importlib
+
+    namespace.random = importlib.import_module(__name__.rsplit(".", 1)[0] + ".random")  # fb.random, as torch.random
     try:
         namespace.default_generator = default_generator_for("cpu")
     except Exception:  # noqa: BLE001 - no CPU backend installed: there is no CPU default generator
