@@ -125,18 +125,12 @@ void sort_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index
       ix[i] = order[i];
     }
   };
-  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(rows * n), rows));
-  if (nthreads <= 1) {  // no thread team for small work: waking one costs more than the sort
+  // Chunks of whole rows, about kParallelChunk elements each, handed to threads as they come free.
+  const index_t per_chunk = std::max<index_t>(1, kParallelChunk / n);
+  parallel_chunks(rows, per_chunk, [&](index_t begin, index_t end) {
     RowSorter<T> sorter;
-    for (index_t r = 0; r < rows; ++r) one_row(sorter, r);
-    return;
-  }
-#pragma omp parallel num_threads(nthreads)
-  {
-    RowSorter<T> sorter;
-#pragma omp for schedule(dynamic, 1)
-    for (index_t r = 0; r < rows; ++r) one_row(sorter, r);
-  }
+    for (index_t r = begin; r < end; ++r) one_row(sorter, r);
+  });
 }
 
 // -- topk -----------------------------------------------------------------------------------------
@@ -193,7 +187,7 @@ void topk_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index
   const bool flip = !largest;  // smallest first: complemented keys, then "largest" again
   const bool by_heap = k <= 64 || k * 16 <= n;
   const int threads = threads_for(rows * n);
-  if (by_heap && rows < threads && n >= 2 * kParallelChunk) {
+  if (by_heap && rows < threads && n >= 16 * kParallelChunk) {
     // Few long rows: each stretch of a row keeps its own k best, and the heaps are merged. Stretches
     // are handed out as threads come free, so a thread that is preempted holds the others up little.
     for (index_t r = 0; r < rows; ++r) {
@@ -225,20 +219,12 @@ void topk_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index
       indices[r * k + j] = order[j];
     }
   };
-  const int nthreads = static_cast<int>(std::min<index_t>(threads, rows));
-  if (nthreads <= 1) {
+  const index_t per_chunk = std::max<index_t>(1, kParallelChunk / n);
+  parallel_chunks(rows, per_chunk, [&](index_t begin, index_t end) {
     std::vector<Entry<K>> heap;
     RowSorter<T> sorter;
-    for (index_t r = 0; r < rows; ++r) one_row(heap, sorter, r);
-    return;
-  }
-#pragma omp parallel num_threads(nthreads)
-  {
-    std::vector<Entry<K>> heap;
-    RowSorter<T> sorter;
-#pragma omp for schedule(dynamic, 1)
-    for (index_t r = 0; r < rows; ++r) one_row(heap, sorter, r);
-  }
+    for (index_t r = begin; r < end; ++r) one_row(heap, sorter, r);
+  });
 }
 
 // -- entry points -----------------------------------------------------------------------------------
