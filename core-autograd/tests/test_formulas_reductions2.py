@@ -147,3 +147,10 @@ def test_zero_dim_inputs(rng):
     for fn in (lambda t: fb.cumsum(t, 0), lambda t: fb.cumprod(t, 0), lambda t: fb.logcumsumexp(t, 0),
                lambda t: fb.cummax(t, 0).values, lambda t: fb.median(t)):
         check(fn, x)
+
+
+def test_norm_nuclear(rng):
+    x = make(rng, 3, 4, noncontig=True)
+    check(lambda t: fb.norm(t, "nuc"), x, second=False)
+    y = make(rng, 2, 3, 4)
+    check(lambda t: fb.norm(t, "nuc", (0, 2), keepdim=True), y, second=False)

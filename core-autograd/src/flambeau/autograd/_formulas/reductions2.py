@@ -224,11 +224,28 @@ def _norm_slope(x, r, g, p, dims):
 def _norm(ctx, g):
     x, p, dim, keepdim, _dtype = ctx.args
     if p == "nuc":
-        raise RuntimeError("norm(p='nuc'): the gradient of the nuclear norm needs a singular value decomposition; "
-                           "use flambeau.linalg.matrix_norm(..., 'nuc') for a differentiable one")
+        return _nuclear(ctx, x, g, dim, keepdim)
     g, dims = _back(ctx, g, dim, keepdim)
     r, _ = _back(ctx, ctx.result, dim, keepdim)
     return _norm_slope(x, r, g, 2 if p in ("fro", None) else p, dims)
+
+
+def _nuclear(ctx, x, g, dim, keepdim):
+    """d ||X||_* / dX = U V^H (from the thin SVD), over the two reduced dims."""
+    from flambeau.ops._registry import FUNCTIONS
+
+    svd = FUNCTIONS.get("linalg_svd")
+    if svd is None:
+        raise RuntimeError("norm(p='nuc') backward needs linalg_svd, which no installed package declares")
+    ndim = len(ctx.shape(0))
+    dims = tuple(range(ndim)) if dim is None else tuple(d % ndim for d in dim)
+    rest = [d for d in range(ndim) if d not in dims]
+    order = rest + list(dims)
+    moved = x.permute(*order)
+    u, _s, vh = svd(moved, False)
+    slope = (u @ vh).permute(*[order.index(d) for d in range(ndim)])
+    g, _ = _back(ctx, g, dim if dim is not None else None, keepdim)
+    return g * slope
 
 
 def _dist(ctx, g):
