@@ -145,7 +145,13 @@ def _probabilities(p: Any) -> np.ndarray:
 
 def bernoulli(input, p, generator, out):
     probs = _probabilities(input if p is None else p)
-    _store(out, engine(generator).random(out.shape) < probs)
+    gen = DEFAULT if generator is None else generator._native
+    if _philox_fill is None:
+        _store(out, gen.numpy.random(out.shape) < probs)
+        return
+    draws = np.empty(out.shape, np.float32)  # float32 uniforms (multiples of 2**-24): P(u < p) is p to 6e-8
+    _bulk(gen, draws, 0.0, 1.0, False)
+    np.less(draws, probs, out=out, casting="unsafe") if out.dtype.kind in "biuf" else _store(out, draws < probs)
 
 
 def _check_rows(rows: np.ndarray, replacement: bool) -> None:
