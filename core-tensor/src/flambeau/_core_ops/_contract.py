@@ -53,9 +53,8 @@ def parse(equation: str) -> tuple[list[list[str]], list[str] | None]:
     return operands, output
 
 
-def _label_sizes(labels: list[str], t: Tensor, index: int) -> list[tuple[str, int]]:
+def _label_sizes(labels: list[str], shape: tuple[int, ...], index: int) -> list[tuple[str, int]]:
     """``(label, size)`` per dim of operand ``index``; ellipsis dims get labels ``.k`` counted from the right."""
-    shape = t._data.shape
     named = sum(1 for x in labels if x != _ELLIPSIS)
     if _ELLIPSIS in labels:
         if named > len(shape):
@@ -122,44 +121,10 @@ def _check_sizes(inputs: list[list[tuple[str, int]]]) -> dict[str, int]:
     return sizes
 
 
-def _diagonalise(t: Tensor, labels: list[str]) -> tuple[Tensor, list[str]]:
-    """Repeated labels of one operand become one dim (the diagonal)."""
-    while len(set(labels)) != len(labels):
-        first = next(x for x in labels if labels.count(x) > 1)
-        i = labels.index(first)
-        j = labels.index(first, i + 1)
-        t = t.diagonal(0, i, j)  # the diagonal goes last
-        labels = [x for k, x in enumerate(labels) if k not in (i, j)] + [first]
-    return t, labels
-
-
-def _sum_unneeded(t: Tensor, labels: list[str], needed: set[str]) -> tuple[Tensor, list[str]]:
-    drop = tuple(i for i, x in enumerate(labels) if x not in needed)
-    if not drop:
-        return t, labels
-    return t.sum(drop, dtype=t._dtype), [x for x in labels if x in needed]  # einsum keeps integer dtypes
-
-
-def _pair(a: Tensor, la: list[str], b: Tensor, lb: list[str], needed: set[str],
-          sizes: dict[str, int]) -> tuple[Tensor, list[str]]:
-    """Contract two operands over their shared labels that nothing later needs: one ``bmm``."""
-    shared = [x for x in la if x in lb]
-    batch = [x for x in shared if x in needed]
-    summed = [x for x in shared if x not in needed]
-    left = [x for x in la if x not in lb]
-    right = [x for x in lb if x not in la]
-    a = a.permute([la.index(x) for x in batch + left + summed])
-    b = b.permute([lb.index(x) for x in batch + summed + right])
-    # shared labels of size 1 on one side broadcast against the other
-    a = a.expand([sizes[x] for x in batch] + list(a._data.shape[len(batch):len(batch) + len(left)]) +
-                 [sizes[x] for x in summed])
-    b = b.expand([sizes[x] for x in batch + summed] + list(b._data.shape[len(batch) + len(summed):]))
-
-    bs = [sizes[x] for x in batch]
-    ls, rs = list(a._data.shape[len(batch):len(batch) + len(left)]), list(b._data.shape[len(batch) + len(summed):])
-    ks = [sizes[x] for x in summed]
-    out = a.reshape(_numel(bs), _numel(ls), _numel(ks)).bmm(b.reshape(_numel(bs), _numel(ks), _numel(rs)))
-    return out.reshape(bs + ls + rs), batch + left + right
+# A plan is worked out once per (equation, shapes) from labels and sizes alone, then replayed on
+# the tensors: a list of steps per operand and per contraction, with no-op steps left out, so that
+# 'bij,bjk->bik' runs as a bare bmm.
+Steps = tuple  # of ("diag", i, j) | ("sum", dims) | ("permute", order) | ("expand", shape) | ("reshape", shape)
 
 
 def _numel(shape: Sequence[int]) -> int:
@@ -169,35 +134,122 @@ def _numel(shape: Sequence[int]) -> int:
     return n
 
 
+def _diagonal_steps(labels: list[str], shape: list[int]) -> tuple[list[str], list[int], list]:
+    """Repeated labels of one operand become one dim (the diagonal, which ``diagonal`` puts last)."""
+    steps: list = []
+    while len(set(labels)) != len(labels):
+        first = next(x for x in labels if labels.count(x) > 1)
+        i = labels.index(first)
+        j = labels.index(first, i + 1)
+        steps.append(("diag", i, j))
+        shape = [n for k, n in enumerate(shape) if k not in (i, j)] + [shape[i]]
+        labels = [x for k, x in enumerate(labels) if k not in (i, j)] + [first]
+    return labels, shape, steps
+
+
+def _sum_steps(labels: list[str], shape: list[int], needed: set[str]) -> tuple[list[str], list[int], list]:
+    drop = tuple(i for i, x in enumerate(labels) if x not in needed)
+    if not drop:
+        return labels, shape, []
+    keep = [i for i in range(len(labels)) if i not in drop]
+    return [labels[i] for i in keep], [shape[i] for i in keep], [("sum", drop)]
+
+
+def _layout_steps(shape: list[int], order: list[int], target: list[int], flat: list[int]) -> list:
+    steps: list = []
+    if order != list(range(len(order))):
+        steps.append(("permute", tuple(order)))
+        shape = [shape[k] for k in order]
+    if shape != target:  # shared labels of size 1 on one side broadcast against the other
+        steps.append(("expand", tuple(target)))
+    if target != flat:
+        steps.append(("reshape", tuple(flat)))
+    return steps
+
+
+def _pair_plan(la: list[str], sa: list[int], lb: list[str], sb: list[int], later: set[str],
+               sizes: dict[str, int]) -> tuple[list[str], list[int], list, list, list]:
+    """Contract two operands over their shared labels that nothing later needs: one ``bmm``."""
+    shared = [x for x in la if x in lb]
+    batch = [x for x in shared if x in later]
+    summed = [x for x in shared if x not in later]
+    left = [x for x in la if x not in lb]
+    right = [x for x in lb if x not in la]
+    bs, ks = [sizes[x] for x in batch], [sizes[x] for x in summed]
+    ls, rs = [sa[la.index(x)] for x in left], [sb[lb.index(x)] for x in right]
+    a_steps = _layout_steps(sa, [la.index(x) for x in batch + left + summed], bs + ls + ks,
+                            [_numel(bs), _numel(ls), _numel(ks)])
+    b_steps = _layout_steps(sb, [lb.index(x) for x in batch + summed + right], bs + ks + rs,
+                            [_numel(bs), _numel(ks), _numel(rs)])
+    shape = bs + ls + rs
+    after = [] if shape == [_numel(bs), _numel(ls), _numel(rs)] else [("reshape", tuple(shape))]
+    return batch + left + right, shape, a_steps, b_steps, after
+
+
+@lru_cache(maxsize=512)
+def _plan(equation: str, shapes: tuple[tuple[int, ...], ...]) -> tuple:
+    labels, output = parse(equation)
+    if len(labels) > len(shapes):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(labels) < len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    inputs = [_label_sizes(ls, shape, i) for i, (ls, shape) in enumerate(zip(labels, shapes))]
+    out_labels = _output_labels(output, inputs)
+    sizes = _check_sizes(inputs)
+    terms = [_diagonal_steps([x for x, _ in dims], [n for _, n in dims]) for dims in inputs]
+    prepared = [list(steps) for _, _, steps in terms]
+    ls, shape = terms[0][0], terms[0][1]
+    program: list = []  # ("steps", steps) on the running result, ("bmm", operand, a_steps, b_steps, after)
+    for i in range(1, len(terms) + 1):
+        needed = set(out_labels).union(*(set(x) for x, _, _ in terms[i:]))
+        ls, shape, steps = _sum_steps(ls, shape, needed)
+        if steps:
+            program.append(("steps", tuple(steps)))
+        if i == len(terms):
+            break
+        lb, sb, b_sum = _sum_steps(terms[i][0], terms[i][1], needed | set(ls))
+        prepared[i] += b_sum
+        later = set(out_labels).union(*(set(x) for x, _, _ in terms[i + 1:]))
+        ls, shape, a_steps, b_steps, after = _pair_plan(ls, shape, lb, sb, later, sizes)
+        program.append(("bmm", i, tuple(a_steps), tuple(prepared[i] + b_steps), tuple(after)))
+    if ls != out_labels:
+        program.append(("steps", (("permute", tuple(ls.index(x) for x in out_labels)),)))
+    return tuple(prepared[0]), tuple(program)
+
+
+def _replay(t: Tensor, steps: Steps) -> Tensor:
+    for step in steps:
+        kind = step[0]
+        if kind == "diag":
+            t = t.diagonal(0, step[1], step[2])
+        elif kind == "sum":
+            t = t.sum(step[1], dtype=t._dtype)  # einsum keeps integer dtypes
+        elif kind == "permute":
+            t = t.permute(step[1])
+        elif kind == "expand":
+            t = t.expand(step[1])
+        else:
+            t = t.reshape(step[1])
+    return t
+
+
 def einsum(equation: str, operands: Sequence[Tensor]) -> Tensor:
     if not isinstance(equation, str):
         raise TypeError(f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
-    labels, output = parse(equation)
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
-    if len(labels) > len(operands):
-        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
-    if len(labels) < len(operands):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
     first = operands[0]._dtype
     for t in operands[1:]:
         if t._dtype is not first:
             raise RuntimeError(f"expected scalar type {type_name(first)} but found {type_name(t._dtype)}")
-    inputs = [_label_sizes(ls, t, i) for i, (ls, t) in enumerate(zip(labels, operands))]
-    out_labels = _output_labels(output, inputs)
-    sizes = _check_sizes(inputs)
-    terms = []
-    for t, dims in zip(operands, inputs):
-        terms.append(_diagonalise(t, [x for x, _ in dims]))
-    t, ls = terms[0]
-    for i in range(1, len(terms) + 1):
-        needed = set(out_labels).union(*(set(x) for _, x in terms[i:]))
-        t, ls = _sum_unneeded(t, ls, needed)
-        if i == len(terms):
-            break
-        b, lb = _sum_unneeded(*terms[i], needed | set(ls))
-        t, ls = _pair(t, ls, b, lb, needed, sizes)
-    t = t.permute([ls.index(x) for x in out_labels]) if ls != out_labels else t
+    start, program = _plan(equation, tuple(t._data.shape for t in operands))
+    t = _replay(operands[0], start)
+    for step in program:
+        if step[0] == "steps":
+            t = _replay(t, step[1])
+        else:
+            _, index, a_steps, b_steps, after = step
+            t = _replay(_replay(t, a_steps).bmm(_replay(operands[index], b_steps)), after)
     return t if t is not operands[0] else t.clone()
 
 

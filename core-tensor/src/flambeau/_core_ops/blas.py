@@ -37,7 +37,12 @@ def expand_check(shape: tuple, target: tuple) -> None:
                 f"Tensor sizes: {fmt_shape(shape)}")
 
 
+_REAL = (int, float)
+
+
 def _check_scalars(d: Any, beta: Any, alpha: Any) -> None:
+    if type(beta) in _REAL and type(alpha) in _REAL:
+        return
     for name, value in (("beta", beta), ("alpha", alpha)):
         if not isinstance(value, (bool, int, float, complex)):
             raise TypeError(f"{name} must be a number, not {type(value).__name__}")
@@ -51,22 +56,28 @@ def _matrix(which: str, t: Tensor) -> None:
 
 
 def _addmm_meta(input: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha: Any = 1) -> tuple:
-    _matrix("mat1", mat1)
-    _matrix("mat2", mat2)
-    (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
-    if k != k2:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-    if mat1._dtype is not mat2._dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(mat1._dtype)} and "
-                           f"{type_name(mat2._dtype)}")
-    if input._dtype is not mat1._dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(input._dtype)} and "
-                           f"{type_name(mat1._dtype)}")
-    if input._dtype is _dtypes.bool:
+    s1, s2 = mat1._data.shape, mat2._data.shape
+    if len(s1) != 2:
+        _matrix("mat1", mat1)
+    if len(s2) != 2:
+        _matrix("mat2", mat2)
+    if s1[1] != s2[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({s1[0]}x{s1[1]} and {s2[0]}x{s2[1]})")
+    d = input._dtype
+    if not (d is mat1._dtype is mat2._dtype) or d is _dtypes.bool:
+        if mat1._dtype is not mat2._dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(mat1._dtype)} and "
+                               f"{type_name(mat2._dtype)}")
+        if d is not mat1._dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(d)} and "
+                               f"{type_name(mat1._dtype)}")
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
-    _check_scalars(input._dtype, beta, alpha)
-    expand_check(input._data.shape, (n, m))
-    return (n, m), input._dtype
+    if type(beta) not in _REAL or type(alpha) not in _REAL:
+        _check_scalars(d, beta, alpha)
+    shape = (s1[0], s2[1])
+    if input._data.shape != shape:
+        expand_check(input._data.shape, shape)
+    return shape, d
 
 
 def _addmv_meta(input: Tensor, mat: Tensor, vec: Tensor, beta: Any = 1, alpha: Any = 1) -> tuple:

@@ -1,8 +1,9 @@
-"""The scaled-accumulate products (``beta * input + alpha * A @ B``) through numpy's BLAS.
+"""The scaled-accumulate products (``beta * input + alpha * A @ B``) on numpy's BLAS.
 
-The product goes straight into ``out`` when ``out`` does not share memory with ``input`` (the
-common, functional case), so the only extra passes are the scaling and the accumulation, which
-are skipped when ``alpha == 1`` / ``beta == 0``.
+Small addmm/addbmm products are one fused BLAS gemm (scipy's wrapper). Otherwise the product goes
+straight into ``out`` when ``out`` does not share memory with ``input`` (the functional case), so
+the only extra passes are the scaling and the accumulation, skipped when ``alpha == 1`` /
+``beta == 0``. In-place calls compute the product first, then scale ``input`` where it lies.
 """
 from __future__ import annotations
 
@@ -23,13 +24,23 @@ def _scalar(value: Any, out: np.ndarray) -> Any:
 
 def _accumulate(out: np.ndarray, input: np.ndarray, beta: Any, alpha: Any, product: Callable[..., Any]) -> None:
     """``out = beta * input + alpha * product()``; ``product(out=...)`` writes the product."""
+    if out.dtype.kind in "fc" and out.ndim and not np.may_share_memory(out, input):
+        # the common case, kept lean for small products: the product lands in out, then one pass each
+        product(out)
+        if alpha != 1:
+            out *= alpha
+        if beta == 1:
+            out += input
+        elif beta != 0:
+            out += beta * input
+        return
     beta, alpha = _scalar(beta, out), _scalar(alpha, out)
     if out.dtype.kind == "b":
         prod = product(None)
         keep = np.logical_and(input, beta) if beta else np.zeros((), bool)
         np.logical_or(keep, np.logical_and(prod, alpha), out=out)
         return
-    if np.shares_memory(out, input):  # in place: read input before the product lands
+    if np.may_share_memory(out, input):  # in place: read input before the product lands
         prod = product(None)
         if beta == 0:
             out[...] = 0  # PyTorch ignores input entirely (NaN included) when beta is 0
@@ -51,6 +62,59 @@ def _accumulate(out: np.ndarray, input: np.ndarray, beta: Any, alpha: Any, produ
         np.add(out, np.multiply(input, beta), out=out, casting="unsafe")
 
 
+try:  # BLAS gemm fuses beta and alpha into the product: one call, no extra passes
+    from scipy.linalg import blas as _blas
+except ImportError:  # pragma: no cover - scipy is a dependency; numpy alone still works
+    _blas = None
+
+_GEMM = {} if _blas is None else {np.dtype(np.float32): _blas.sgemm, np.dtype(np.float64): _blas.dgemm,
+                                   np.dtype(np.complex64): _blas.cgemm, np.dtype(np.complex128): _blas.zgemm}
+
+
+def _fortran_operand(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """``x.T`` as BLAS wants it (Fortran order), or ``x`` itself with the transpose flag, without a copy."""
+    if x.T.flags.f_contiguous:
+        return x.T, 0
+    if x.flags.f_contiguous:
+        return x, 1
+    return np.asfortranarray(x.T), 0
+
+
+def _holds_input(out: np.ndarray, input: np.ndarray, beta: Any) -> bool:
+    """Put ``input`` into ``out`` for a fused call; False when they overlap other than exactly."""
+    if out is input:
+        return True  # in place: out already holds input
+    if np.may_share_memory(out, input):
+        return input.shape == out.shape and input.strides == out.strides and \
+            np.byte_bounds(input) == np.byte_bounds(out)
+    if beta != 0:
+        np.copyto(out, input)
+    return True
+
+
+#: Up to this many multiply-adds the fused gemm wins (numpy's three ufunc passes cost more than the
+#: product). Larger products go through numpy's own BLAS: scipy's bundled OpenBLAS has a thread pool
+#: of its own, and two pools spinning on the same cores slow each other down.
+GEMM_MAX_WORK = 48 ** 3
+
+
+def _gemm(out: np.ndarray, input: np.ndarray, a: np.ndarray, b: np.ndarray, beta: Any, alpha: Any) -> bool:
+    """``out = beta * input + alpha * a @ b`` as one BLAS gemm; False when the operands don't suit it."""
+    if out.ndim != 2 or a.shape[1] == 0 or out.size * a.shape[1] > GEMM_MAX_WORK:
+        return False
+    gemm = _GEMM.get(out.dtype)
+    if gemm is None or not out.flags.c_contiguous or out.size == 0 or not _holds_input(out, input, beta):
+        return False
+    # C-ordered out is Fortran-ordered out.T = alpha * b.T @ a.T + beta * out.T
+    bt, trans_b = _fortran_operand(b)
+    at, trans_a = _fortran_operand(a)
+    target = out.T
+    result = gemm(alpha, bt, at, beta, target, trans_b, trans_a, 1)  # positional: f2py parses them faster
+    if result is not target:  # pragma: no cover - f2py copied c after all
+        out[...] = result.T
+    return True
+
+
 def _matmul(a: np.ndarray, b: np.ndarray) -> Callable[[Any], Any]:
     def product(out: Any) -> Any:
         return np.matmul(a, b) if out is None else np.matmul(a, b, out=out)
@@ -59,6 +123,8 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> Callable[[Any], Any]:
 
 
 def addmm(input, mat1, mat2, beta, alpha, out):
+    if _gemm(out, input, mat1, mat2, beta, alpha):
+        return
     _accumulate(out, input, beta, alpha, _matmul(mat1, mat2))
 
 
@@ -72,6 +138,8 @@ def addbmm(input, batch1, batch2, beta, alpha, out):
     m = batch2.shape[2]
     a = batch1.transpose(1, 0, 2).reshape(n, b * k)
     c = batch2.reshape(b * k, m)
+    if _gemm(out, input, a, c, beta, alpha):
+        return
     _accumulate(out, input, beta, alpha, _matmul(a, c))
 
 
