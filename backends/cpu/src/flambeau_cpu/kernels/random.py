@@ -84,9 +84,19 @@ def _bulk(gen, out: np.ndarray, a: float, b: float, normal: bool) -> None:
     _store(out, a + (b - a) * (np.floor(target * scale) / scale))
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_MASK64 = (1 << 64) - 1
+
+
 def rand(size, generator, dtype, device, requires_grad, out):
     gen = DEFAULT if generator is None else generator._native
-    if _philox_fill is not None and out.dtype.kind == "f":
+    dt = out.dtype
+    if (dt is _F32 or dt is _F64) and _philox_fill is not None and out.flags.c_contiguous:
+        # _bulk's common case written out: rand of a few elements is mostly Python overhead
+        first = gen.offset
+        gen.offset = (first + (out.size + 3) // 4 if dt is _F32 else first + (out.size + 1) // 2) & _MASK64
+        _philox_fill(out, gen._seed, first, 0.0, 1.0, False)
+    elif _philox_fill is not None and dt.kind == "f":
         _bulk(gen, out, 0.0, 1.0, False)
     elif out.dtype.kind == "c":
         _store_complex(out, lambda shape: _unit(gen.numpy, shape, _real_dtype(out)))
@@ -107,7 +117,14 @@ def _fill_normal(gen, out: np.ndarray, mean: float, std: float) -> None:
 
 
 def randn(size, generator, dtype, device, requires_grad, out):
-    _fill_normal(DEFAULT if generator is None else generator._native, out, 0.0, 1.0)
+    gen = DEFAULT if generator is None else generator._native
+    dt = out.dtype
+    if (dt is _F32 or dt is _F64) and _philox_fill is not None and out.flags.c_contiguous:
+        first = gen.offset
+        gen.offset = (first + (out.size + 3) // 4 if dt is _F32 else first + (out.size + 1) // 2) & _MASK64
+        _philox_fill(out, gen._seed, first, 0.0, 1.0, True)
+    else:
+        _fill_normal(gen, out, 0.0, 1.0)
 
 
 def _integers(rng: np.random.Generator, low: int, high_inclusive: int, out: np.ndarray) -> None:
