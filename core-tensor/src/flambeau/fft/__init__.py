@@ -57,7 +57,8 @@ def _one(name: str, what: str, shape: str, example: str) -> Any:
     op = FUNCTIONS[f"fft_{name}"]
 
     def transform(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None, *, out: Any = None) -> Tensor:
-        return op(input, n, dim, norm, out=out)
+        # (out= only when given: the generated op's plain call is its fastest path)
+        return op(input, n, dim, norm) if out is None else op(input, n, dim, norm, out=out)
 
     transform.__name__ = transform.__qualname__ = name
     transform.__doc__ = _ONE_DOC.format(what=what, shape=shape, name=name, example=example)
@@ -69,7 +70,7 @@ def _many(name: str, what: str, example: str, two: bool) -> Any:
     default = (-2, -1) if two else None
 
     def transform(input: Tensor, s: Any = None, dim: Any = default, norm: Any = None, *, out: Any = None) -> Tensor:
-        return op(input, s, dim, norm, out=out)
+        return op(input, s, dim, norm) if out is None else op(input, s, dim, norm, out=out)
 
     transform.__name__ = transform.__qualname__ = name
     transform.__doc__ = _N_DOC.format(what=what, name=name, example=example,
