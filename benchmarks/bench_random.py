@@ -27,7 +27,10 @@ def _workloads(libs: list[Library], op: str, n: int) -> dict:
             f = (lambda g=gen: g.random(n, dtype=np.float32)) if op == "rand" else \
                 (lambda g=gen: g.standard_normal(n, dtype=np.float32))
         else:
-            f = (lambda g=getattr(m, op): g(n))
+            sampler = getattr(m, op)
+
+            def f(g=sampler):
+                return g(n)
         workloads[lib.name] = f
     return workloads
 
@@ -39,7 +42,7 @@ def run(libs: list[Library], quick: bool = False) -> list[Row]:
             results = interleave(_workloads(libs, op, n), rounds=3 if quick else 7,
                                  block_seconds=0.1 if quick else 0.25)
             if n >= 1_000_000:
-                rows += rows_from(f"{op} {n // 1_000_000}M f32", results, "M/s", lambda t: n / t / 1e6,
+                rows += rows_from(f"{op} {n // 1_000_000}M f32", results, "M/s", lambda t, n=n: n / t / 1e6,
                                   higher_is_better=True)
             else:
                 rows += rows_from(f"{op} {n} f32", results, "us", lambda t: t * 1e6, higher_is_better=False)

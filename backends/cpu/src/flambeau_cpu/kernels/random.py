@@ -1,8 +1,9 @@
 """Random sampling kernels: uniform and normal fills in C++ (Philox, several threads), the other
 distributions from numpy's Generator (PCG64); the dtype handling is ours.
 
-Every kernel draws from the given ``flambeau.Generator``'s engine, or the CPU's default (``_random``). Floating samples in [0, 1) are multiples of ``2**-digits`` of the output dtype, so a
-float16 or bfloat16 sample never rounds up to 1. Checks that need the values (``std >= 0``, probabilities
+Every kernel draws from the given ``flambeau.Generator``'s engine, or the CPU's default (``_random``).
+Floating samples in [0, 1) are multiples of ``2**-digits`` of the output dtype, so a float16 or bfloat16
+sample never rounds up to 1. Checks that need the values (``std >= 0``, probabilities
 in [0, 1]) run before anything is written, so a failing in-place call leaves its tensor as it was.
 """
 from __future__ import annotations
