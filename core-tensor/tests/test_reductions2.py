@@ -224,3 +224,29 @@ def test_reductions_property(shape, data):
                        np.sqrt((arr ** 2).sum(axis=dims, keepdims=keepdim)))
     dim = data.draw(st.integers(-ndim, ndim - 1))
     assert np.allclose(fb.cumsum(x, dim).numpy(), np.cumsum(arr, axis=dim))
+
+
+def test_docstring_examples_hold():
+    from flambeau._core_ops._docs_reductions2 import DOCS
+
+    for name, doc in DOCS.items():
+        example = doc.split("Example::", 1)[1].strip("\n").splitlines()
+        namespace = {"flambeau": fb}
+        shown: list[str] = []
+        for line in example:
+            line = line[4:]
+            if line.startswith(">>> "):
+                if shown:
+                    raise AssertionError(f"{name}: output before the last statement")
+                statement = line[4:]
+            elif line:
+                shown.append(line)
+                continue
+            else:
+                continue
+            try:
+                last = eval(statement, namespace)
+            except SyntaxError:
+                exec(statement, namespace)
+        assert repr(last) == "\n".join(shown), name
+        assert "Args:" in doc, name

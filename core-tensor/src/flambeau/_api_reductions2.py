@@ -26,10 +26,8 @@ def _moment(name: str) -> Any:
         return op(input, dim, correction=correction, keepdim=keepdim, out=out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (op.__doc__ or "") + (
-        "\n\n    Args:\n        input (Tensor): the input.\n        dim (int or tuple of ints, optional): the dims to"
-        " reduce (all by default).\n        unbiased (bool, optional): the older form of ``correction`` (True is"
-        " 1, False is 0).\n        keepdim (bool): keep the reduced dims with size 1.\n        correction (int):"
-        " subtracted from the sample size N in the divisor (1 by default).\n")
+        "\n``unbiased`` (bool), positional after ``dim`` or alone, is the older form of ``correction``: "
+        "True is 1, False is 0.\n")
     return fn
 
 

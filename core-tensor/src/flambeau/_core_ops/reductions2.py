@@ -12,6 +12,7 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
+from ._docs_reductions2 import DOCS
 from ..ops.meta import broadcast, reduced_shape, reduction_dims, type_name, wrap_dim
 from .reductions import _check_nonempty
 
@@ -233,7 +234,7 @@ _QUANTILE_SIG = "(input: Tensor, q: TensorOrScalar, dim=None, keepdim=False, *, 
 
 
 def declarations() -> list[OpDecl]:
-    return [
+    decls = [
         OpDecl("nansum", "(input: Tensor, dim=None, keepdim=False, *, dtype=None)", _nansum_meta,
                doc="The sum of all elements, or along ``dim``, treating NaN as zero."),
         OpDecl("nanmean", "(input: Tensor, dim=None, keepdim=False, *, dtype=None)", _nanmean_meta,
@@ -290,3 +291,6 @@ def declarations() -> list[OpDecl]:
         OpDecl("histc", "(input: Tensor, bins=100, min=0, max=0)", _histc_meta, differentiable=False,
                doc="A histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0)."),
     ]
+    for decl in decls:  # the full docstrings (Args, Example) where written
+        decl.doc = DOCS.get(decl.name, decl.doc)
+    return decls

@@ -7,6 +7,7 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
+from ._docs_reductions2 import DOCS
 from ..ops.meta import binary_result_type, broadcast, fmt_shape, reduced_shape, type_name, wrap_dim
 
 
@@ -149,7 +150,7 @@ _SORT_SIG = "(input: Tensor, dim=-1, descending=False, *, stable=False)"
 
 
 def declarations() -> list[OpDecl]:
-    return [
+    decls = [
         OpDecl("equal", "(input: Tensor, other: Tensor)", _equal_meta, method=False, export=False,
                differentiable=False, doc="Whether both have the same size and elements (as a 0-d bool tensor)."),
         OpDecl("allclose", "(input: Tensor, other: Tensor, rtol=1e-05, atol=1e-08, equal_nan=False)",
@@ -185,3 +186,6 @@ def declarations() -> list[OpDecl]:
                _bucketize_meta, method=False, differentiable=False,
                doc="The bucket of each element of ``input`` among the 1-d ``boundaries``."),
     ]
+    for decl in decls:  # the full docstrings (Args, Example) where written
+        decl.doc = DOCS.get(decl.name, decl.doc)
+    return decls
