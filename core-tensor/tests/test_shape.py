@@ -256,8 +256,17 @@ def test_empty_strided_clone_memory_format():
     e = fb.empty_strided((2, 3), (1, 2), dtype=fb.float64)
     assert e.stride() == (1, 2) and e.dtype == fb.float64 and e.shape == (2, 3)
     x = fb.tensor(arr((3, 4))).t()
+    assert x.clone().stride() == (1, 4) and fb.clone(x).stride() == (1, 4) and not shares(x.clone(), x)
     assert x.clone(memory_format=fb.contiguous_format).stride() == (3, 1)
     assert np.array_equal(x.clone().numpy(), x.numpy())
+    assert x[::2].clone().stride() == (3, 1)  # not dense: row-major
+    assert fb.ones(3, 1).expand(3, 4).clone().stride() == (4, 1)  # overlapping: row-major
+    assert x.reshape(12).numpy().tolist() == x.numpy().reshape(12).tolist()  # reshape still copies row-major
+    assert x.contiguous().stride() == (3, 1)
+    g = fb.ones(3, 4, requires_grad=True)
+    c = g.t().clone()
+    (c * fb.arange(12.).reshape(4, 3)).sum().backward()
+    assert np.array_equal(g.grad.numpy(), np.arange(12.).reshape(4, 3).T)
     a = arr((2, 3, 4, 5))
     cl = fb.tensor(a).clone(memory_format=fb.channels_last)
     assert cl.stride() == (60, 1, 15, 3) and np.array_equal(cl.numpy(), a)

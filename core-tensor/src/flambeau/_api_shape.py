@@ -188,28 +188,44 @@ def _channels_last_strides(shape: tuple, fmt: memory_format) -> tuple:
     return tuple(strides)
 
 
+def _dense_strides(input: Tensor) -> bool:
+    """Whether the elements fill their span exactly once, in some order of the dims."""
+    dims = sorted((st, n) for n, st in zip(input.shape, input.stride()) if n != 1)
+    expected = 1
+    for st, n in dims:
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
 def clone(input: Tensor, *, memory_format: memory_format | None = None) -> Tensor:
     """A copy with its own storage.
 
     Args:
         input: the tensor to copy.
-        memory_format: ``flambeau.channels_last`` (4-D) or ``flambeau.channels_last_3d`` (5-D) give
-            those layouts; otherwise (``preserve_format``, ``contiguous_format``, None) the copy is
-            row-major. (PyTorch's ``preserve_format`` keeps a dense input's strides; here every
-            caller of ``clone`` relies on a row-major copy, so that is left for later.)
+        memory_format: ``flambeau.preserve_format`` (the default: a dense input keeps its strides,
+            as a transposed one does; others become row-major), ``flambeau.contiguous_format``,
+            ``flambeau.channels_last`` (4-D) or ``flambeau.channels_last_3d`` (5-D).
 
     Example::
 
-        >>> fb.ones(2, 3, 4, 5).clone(memory_format=fb.channels_last).stride()
-        (60, 1, 15, 3)
+        >>> fb.ones(3, 4).t().clone().stride()
+        (1, 4)
     """
-    if memory_format is None or memory_format is preserve_format or memory_format is contiguous_format \
-            or not isinstance(input, Tensor):
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        return FUNCTIONS["clone"](input)  # the op's own type error
+    if memory_format is None or memory_format is preserve_format:
+        if input.is_contiguous() or not _dense_strides(input):
+            return FUNCTIONS["clone"](input)
+        strides = input.stride()
+    elif memory_format is contiguous_format:
         return FUNCTIONS["clone"](input)
-    if memory_format not in (channels_last, channels_last_3d):
+    elif memory_format is channels_last or memory_format is channels_last_3d:
+        strides = _channels_last_strides(tuple(input.shape), memory_format)
+    else:
         raise TypeError("clone(): argument 'memory_format' must be flambeau.memory_format, not "
                         f"{type(memory_format).__name__}")
-    strides = _channels_last_strides(tuple(input.shape), memory_format)
     result = empty_strided(tuple(input.shape), strides, dtype=input.dtype, device=input.device)
     return result.copy_(input)
 

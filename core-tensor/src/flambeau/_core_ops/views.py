@@ -80,7 +80,9 @@ def _reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     target = infer_size(shape, input.numel())
     if view_strides(input._data.shape, input.stride(), target) is not None:
         return input.view(target)
-    return input.clone().view(target)
+    from ..ops._registry import FUNCTIONS
+
+    return FUNCTIONS["clone"](input).view(target)  # the op: a row-major copy (Tensor.clone keeps strides)
 
 
 def _transpose_meta(input: Tensor, dim0: int, dim1: int) -> None:
@@ -212,7 +214,9 @@ def _unbind(input: Tensor, dim: int = 0) -> tuple:
 
 
 def _contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    return input if input.is_contiguous() else input.clone()
+    from ..ops._registry import FUNCTIONS
+
+    return input if input.is_contiguous() else FUNCTIONS["clone"](input)  # row-major, whatever the strides
 
 
 def _flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
