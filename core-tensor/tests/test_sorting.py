@@ -174,3 +174,10 @@ def test_fmax_fmin_ignore_nan():
     assert np.array_equal(fb.fmax(x, y).numpy(), [1.0, 2.0, np.nan, 4.0], equal_nan=True)
     assert np.array_equal(x.fmin(y).numpy(), [1.0, 2.0, np.nan, 3.0], equal_nan=True)
     assert fb.fmax(fb.tensor([1, 5]), fb.tensor([2.5, 0.0])).dtype == fb.float32
+
+
+def test_return_types_exist_before_first_use():
+    import flambeau.return_types as rt
+
+    for name in ("sort", "topk", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin", "aminmax"):
+        assert getattr(rt, name).__module__ == "flambeau.return_types"

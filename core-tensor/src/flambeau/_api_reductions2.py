@@ -81,3 +81,11 @@ def install(namespace: ModuleType) -> None:
     for fn in (equal, allclose):
         setattr(namespace, fn.__name__, fn)
         setattr(Tensor, fn.__name__, fn)
+    # flambeau.return_types.sort etc. exist before the first call, as torch.return_types' do.
+    from .ops._registry import OPS
+    from .return_types import for_op
+
+    for name in ("aminmax", "median_dim", "nanmedian_dim", "mode", "cummax", "cummin", "sort", "topk", "kthvalue"):
+        decl = OPS.get(name)
+        if decl is not None and decl.output_names:
+            for_op(name, decl.output_names)

@@ -58,14 +58,22 @@ def _fminmax_meta(name: str):
 
 
 def _sortable(name: str, input: Tensor) -> None:
-    if input._dtype.is_complex:
+    if input._dtype._category == _dtypes._COMPLEX:
         raise RuntimeError(f'"{name}" not implemented for \'{type_name(input._dtype)}\'')
+
+
+def _fast_dim(dim: Any, ndim: int) -> int:
+    """``wrap_dim`` with the common case (an in-range int) first: these metas run on every call."""
+    if type(dim) is int and -ndim <= dim < ndim:
+        return dim % ndim
+    return wrap_dim(dim, ndim)
 
 
 def _sort_meta(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> list:
     _sortable("sort", input)
-    wrap_dim(dim, input._data.ndim)
-    return [(input._data.shape, input._dtype), (input._data.shape, _dtypes.int64)]
+    shape = input._data.shape
+    _fast_dim(dim, len(shape))
+    return [(shape, input._dtype), (shape, _dtypes.int64)]
 
 
 def _argsort_meta(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> tuple:
@@ -84,15 +92,19 @@ def _dim_size(input: Tensor, dim: int) -> int:
 
 def _topk_meta(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> list:
     _sortable("topk_cpu", input)
-    size = _dim_size(input, dim)
-    if not isinstance(k, int) or isinstance(k, bool):
+    shape = input._data.shape
+    if not shape:
+        wrap_dim(dim, 0)
+        size, out_shape = 1, ()
+    else:
+        d = _fast_dim(dim, len(shape))
+        size = shape[d]
+        out_shape = shape[:d] + (k,) + shape[d + 1:]
+    if type(k) is not int:
         raise TypeError(f"topk(): argument 'k' must be int, not {type(k).__name__}")
     if k < 0 or k > size:
         raise RuntimeError("selected index k out of range")
-    shape = list(input._data.shape)
-    if shape:
-        shape[wrap_dim(dim, len(shape))] = k
-    return [(tuple(shape), input._dtype), (tuple(shape), _dtypes.int64)]
+    return [(out_shape, input._dtype), (out_shape, _dtypes.int64)]
 
 
 def _kthvalue_meta(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> list:
