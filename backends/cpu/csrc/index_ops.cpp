@@ -99,6 +99,27 @@ inline void run_span(char* o, const char* s, const char* i, index_t r, index_t o
     }
     return;
   }
+  constexpr index_t tsz = sizeof(T), isz = sizeof(I);
+  if (os == tsz && ss == tsz && is == isz && out_d % tsz == 0 && src_d % tsz == 0) {
+    // Everything contiguous along the run: element pointers, so the loop compiles to plain indexed loads.
+    T* po = reinterpret_cast<T*>(o);
+    const T* ps = reinterpret_cast<const T*>(s);
+    const I* pi = reinterpret_cast<const I*>(i);
+    if (M == kGather) {
+      const index_t sd = src_d / tsz;
+      for (index_t j = 0; j < r; ++j) po[j] = ps[j + static_cast<index_t>(pi[j]) * sd];
+    } else {
+      const index_t od = out_d / tsz;
+      for (index_t j = 0; j < r; ++j) {
+        if constexpr (M == kAdd) {
+          po[j + static_cast<index_t>(pi[j]) * od] += alpha * ps[j];
+        } else {
+          po[j + static_cast<index_t>(pi[j]) * od] = ps[j];
+        }
+      }
+    }
+    return;
+  }
   for (index_t j = 0; j < r; ++j) {
     const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(i + j * is));
     if (M == kGather) {
