@@ -209,3 +209,12 @@ def test_corrcoef_clips_and_matches_numpy():
     r = fb.tensor(x).corrcoef()
     assert np.allclose(r.numpy(), np.corrcoef(x)) and np.all(np.abs(r.numpy()) <= 1)
     assert fb.corrcoef(fb.tensor([1.0, 2.0, 3.0])).item() == 1.0
+
+
+def test_einsum_bool_outer_products_and_contraction_error():
+    a = fb.tensor([True, False])
+    assert fb.einsum("i,j->ij", a, a).tolist() == [[True, False], [False, False]]
+    with pytest.raises(NotImplementedError, match="\"bmm\" not implemented for 'Bool'"):
+        fb.einsum("i,i->", a, a)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        fb.tensordot(a, a, 1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Sequence
 
+from .. import _dtypes
 from .._tensor import Tensor
 from ..ops.meta import fmt_shape, type_name, wrap_dim
 
@@ -177,6 +178,12 @@ def _pair_plan(la: list[str], sa: list[int], lb: list[str], sb: list[int], later
     right = [x for x in lb if x not in la]
     bs, ks = [sizes[x] for x in batch], [sizes[x] for x in summed]
     ls, rs = [sa[la.index(x)] for x in left], [sb[lb.index(x)] for x in right]
+    if not summed:  # nothing to contract: a broadcast product (outer products; bool works too)
+        ab = [sa[la.index(x)] for x in batch]
+        bb = [sb[lb.index(x)] for x in batch]
+        a_steps = _layout_steps(sa, [la.index(x) for x in batch + left], ab + ls, ab + ls + [1] * len(rs))
+        b_steps = _layout_steps(sb, [lb.index(x) for x in batch + right], bb + rs, bb + [1] * len(ls) + rs)
+        return batch + left + right, bs + ls + rs, a_steps, b_steps, None
     a_steps = _layout_steps(sa, [la.index(x) for x in batch + left + summed], bs + ls + ks,
                             [_numel(bs), _numel(ls), _numel(ks)])
     b_steps = _layout_steps(sb, [lb.index(x) for x in batch + summed + right], bs + ks + rs,
@@ -211,7 +218,8 @@ def _plan(equation: str, shapes: tuple[tuple[int, ...], ...]) -> tuple:
         prepared[i] += b_sum
         later = set(out_labels).union(*(set(x) for x, _, _ in terms[i + 1:]))
         ls, shape, a_steps, b_steps, after = _pair_plan(ls, shape, lb, sb, later, sizes)
-        program.append(("bmm", i, tuple(a_steps), tuple(prepared[i] + b_steps), tuple(after)))
+        kind = "mul" if after is None else "bmm"
+        program.append((kind, i, tuple(a_steps), tuple(prepared[i] + b_steps), tuple(after or ())))
     if ls != out_labels:
         program.append(("steps", (("permute", tuple(ls.index(x) for x in out_labels)),)))
     return tuple(prepared[0]), tuple(program)
@@ -247,8 +255,12 @@ def einsum(equation: str, operands: Sequence[Tensor]) -> Tensor:
     for step in program:
         if step[0] == "steps":
             t = _replay(t, step[1])
+        elif step[0] == "mul":
+            t = _replay(t, step[2]) * _replay(operands[step[1]], step[3])
         else:
             _, index, a_steps, b_steps, after = step
+            if first is _dtypes.bool:
+                raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
             t = _replay(_replay(t, a_steps).bmm(_replay(operands[index], b_steps)), after)
     return t if t is not operands[0] else t.clone()
 
@@ -277,6 +289,8 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     da, db = _dims_lists(a, b, dims)
     if a._dtype is not b._dtype:
         raise RuntimeError("both inputs should have same dtype")
+    if a._dtype is _dtypes.bool:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     sa, sb = a._data.shape, b._data.shape
     wa = [wrap_dim(d, len(sa)) for d in da]
     wb = [wrap_dim(d, len(sb)) for d in db]
