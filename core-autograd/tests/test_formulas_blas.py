@@ -117,3 +117,14 @@ def test_cov_corrcoef(rng):
     w = fb.tensor([0.5, 1.0, 2.0, 1.0, 0.3], dtype=fb.float64)
     check(lambda t: fb.cov(t, correction=0, fweights=fb.tensor([1, 2, 1, 1, 3]), aweights=w), x)
     check(fb.corrcoef, x)
+
+
+def test_cdist_zero_distances_get_zero_gradient_in_both_modes(rng):
+    x = make(rng, 4, 2)
+    grads = []
+    for mode in ("use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"):
+        x.grad = None
+        fb.cdist(x, x, compute_mode=mode).sum().backward()
+        grads.append(x.grad.numpy().copy())
+    assert np.all(np.isfinite(grads[0]))
+    assert np.allclose(grads[0], grads[1])

@@ -95,7 +95,11 @@ def _cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         n1 = (x1 * x1).sum(-1, keepdim=True)
         n2 = (x2 * x2).sum(-1, keepdim=True)
         squared = (n1 - 2 * x1.matmul(x2.transpose(-1, -2))) + n2.transpose(-1, -2)
-        return squared.clamp_min(0).sqrt()
+        # rounding can leave tiny negatives, and sqrt's slope at 0 is infinite: zero distances get
+        # a zero gradient, as PyTorch's (the sqrt sees 1 there, and its result is not used)
+        positive = squared > 0
+        where = _fn("where")
+        return where(positive, where(positive, squared, squared.new_ones(())).sqrt(), squared.new_zeros(()))
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     return _fn("linalg_vector_norm")(diff, float(p), -1)
 
