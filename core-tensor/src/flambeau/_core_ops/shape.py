@@ -116,6 +116,17 @@ def _stack_check(tensors: Sequence[Tensor], dim: int) -> int:
 
 
 def _stack_meta(tensors: Sequence[Tensor], dim: int = 0) -> tuple:
+    if tensors.__class__ in (list, tuple) and tensors and dim.__class__ is int:  # the common case, one pass
+        first = tensors[0]
+        shape, dtype = first._data.shape, first._dtype
+        nd = len(shape) + 1
+        if -nd <= dim < nd:
+            for t in tensors:
+                if t._data.shape != shape or t._dtype is not dtype:
+                    break
+            else:
+                d = dim % nd
+                return shape[:d] + (len(tensors),) + shape[d:], dtype
     d = _stack_check(tensors, dim)
     shape, dtype = tensors[0]._data.shape, tensors[0]._dtype
     if any(t._dtype is not dtype for t in tensors):
