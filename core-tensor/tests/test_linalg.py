@@ -191,3 +191,16 @@ def test_empty_matrices():
     assert LA.det(fb.ones(2, 0, 0)).tolist() == [1.0, 1.0]
     assert LA.inv(fb.ones(0, 0)).shape == (0, 0)
     assert LA.svdvals(fb.ones(3, 0)).shape == (0,)
+
+
+def test_legacy_top_level_forms(rng):
+    A = rand(rng, 4, 3)
+    U, S, V = fb.svd(A)
+    assert type(fb.svd(A)).__name__ == "svd" and V.shape == (3, 3)
+    close((U * S.unsqueeze(-2) @ V.mT).numpy(), A.numpy())
+    assert [tuple(t.shape) for t in A.svd(some=False)] == [(4, 4), (3,), (3, 3)]
+    Q, R = A.qr()
+    close((Q @ R).numpy(), A.numpy())
+    spd = A.mT @ A + fb.eye(3, dtype=fb.float64)
+    close(spd.cholesky().numpy(), np.linalg.cholesky(spd.numpy()))
+    close(fb.pinverse(A).numpy(), np.linalg.pinv(A.numpy()))

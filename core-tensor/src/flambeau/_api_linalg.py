@@ -43,11 +43,49 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     return FUNCTIONS["linalg_pinv"](input, rtol=rcond)
 
 
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
+    """The legacy ``torch.svd``: ``(U, S, V)`` with ``V`` (not ``Vh``); reduced when ``some``.
+
+    Without ``compute_uv``, ``U`` and ``V`` are zero matrices of the full shapes (as in PyTorch).
+
+    Example::
+
+        >>> fb.svd(fb.eye(2)).S
+        tensor([1., 1.])
+    """
+    from . import return_types
+
+    cls = return_types.for_op("svd", ("U", "S", "V"))
+    if not compute_uv:
+        S = FUNCTIONS["linalg_svdvals"](input)
+        *batch, m, n = input.shape
+        from . import zeros as _zeros
+
+        U = _zeros((*batch, m, m), dtype=input.dtype, device=input.device)
+        V = _zeros((*batch, n, n), dtype=input.dtype, device=input.device)
+        return cls(U, S, V)
+    U, S, Vh = FUNCTIONS["linalg_svd"](input, not some)
+    return cls(U, S, Vh.mH)
+
+
+def qr(input: Tensor, some: bool = True) -> Any:
+    """The legacy ``torch.qr``: ``(Q, R)``, reduced when ``some`` (see :func:`flambeau.linalg.qr`)."""
+    from . import return_types
+
+    Q, R = FUNCTIONS["linalg_qr"](input, "reduced" if some else "complete")
+    return return_types.for_op("qr", ("Q", "R"))(Q, R)
+
+
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """The legacy ``torch.cholesky`` (see :func:`flambeau.linalg.cholesky`)."""
+    return FUNCTIONS["linalg_cholesky"](input, upper=upper)
+
+
 def install(namespace: ModuleType) -> None:
     from . import fft, linalg
 
     namespace.linalg = linalg
     namespace.fft = fft
-    for fn in (det, logdet, slogdet, inverse, pinverse):
+    for fn in (det, logdet, slogdet, inverse, pinverse, svd, qr, cholesky):
         setattr(namespace, fn.__name__, fn)
         setattr(Tensor, fn.__name__, fn)

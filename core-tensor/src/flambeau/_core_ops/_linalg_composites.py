@@ -74,10 +74,9 @@ def _norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, dt
                            f"Got {A._data.ndim}D.")
     if ord is None:
         return _fn("linalg_vector_norm")(A, 2, dim, keepdim, dtype=dtype)
-    if (dim is not None and len(dim) == 2) or (dim is None and A._data.ndim == 2):
+    if isinstance(ord, str) or (dim is not None and len(dim) == 2) or (dim is None and A._data.ndim == 2):
+        # a string order ('fro', 'nuc') always means a matrix norm, as in PyTorch
         return _fn("linalg_matrix_norm")(A, ord, tuple(dim) if dim is not None else (-2, -1), keepdim, dtype=dtype)
-    if isinstance(ord, str):
-        raise RuntimeError(f"{op}: Order {ord} not supported.")
     return _fn("linalg_vector_norm")(A, ord, dim, keepdim, dtype=dtype)
 
 

@@ -181,8 +181,6 @@ def _shift(input: Tensor, dim: Any, inverse: bool) -> Tensor:
     ndim = input._data.ndim
     dims = tuple(range(ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
     dims = tuple(wrap_dim(d, ndim) for d in dims)
-    if not dims:
-        return input.clone()
     sizes = input._data.shape
     shifts = tuple(-(sizes[d] // 2) if inverse else sizes[d] // 2 for d in dims)
     return _fn("roll")(input, shifts, dims)

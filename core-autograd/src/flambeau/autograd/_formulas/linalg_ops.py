@@ -241,7 +241,9 @@ def _eigh(ctx, grads):
         eye = _eye(n, L)
         E = L.unsqueeze(-2) - L.unsqueeze(-1)  # E_ij = L_j - L_i
         F = (1 - eye) / flambeau.where(eye.bool(), 1.0, E)
-        inner = inner + F.to(V.dtype) * V.mH.matmul(gV)
+        X = V.mH.matmul(gV)
+        # only X's skew part moves orthonormal eigenvectors; it makes the gradient Hermitian, as PyTorch's
+        inner = inner + F.to(V.dtype) * (0.5 * (X - X.mH))
     return V.matmul(inner).matmul(V.mH)
 
 
