@@ -19,10 +19,10 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
                    linalg_ops, fft_ops):
         table.update(module.KERNELS)
     table.update(blas.KERNELS)
-    try:
-        from . import native, optim
-    except ImportError:  # the C++ extension is optional at run time only in a source checkout
-        return table
+    # The C++ extension (_C) is required: a missing or broken build must fail the backend's load
+    # loudly rather than leave numpy kernels silently standing in for the native ones.
+    from . import native
+    from . import optim
     table.update(native.KERNELS)
     table.update(optim.KERNELS)  # used only when flambeau-optim declares these ops
     return table
