@@ -1,6 +1,7 @@
 """Builds the C++ kernels (flambeau_cpu._C). Portable by default; FLAMBEAU_NATIVE_ARCH=1 tunes for this CPU."""
 import os
 import sys
+from glob import glob
 
 from pybind11.setup_helpers import Pybind11Extension, build_ext
 from setuptools import setup
@@ -18,6 +19,8 @@ ext = Pybind11Extension(
     "flambeau_cpu._C",
     sorted(os.path.join("csrc", f) for f in os.listdir("csrc") if f.endswith(".cpp")),
     include_dirs=["csrc"],
+    # setuptools rebuilds only what changed: listing the headers makes a header edit rebuild the sources.
+    depends=sorted(glob("csrc/*.h")),
     cxx_std=17,
     extra_compile_args=compile_args,
     extra_link_args=link_args,
