@@ -12,6 +12,7 @@ from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
 from ..ops.meta import fmt_shape, result_type, type_name
+from ._blas_other_docs import DOCS
 from .shape import result_of
 
 
@@ -196,17 +197,17 @@ def declarations() -> list[OpDecl]:
     scaled = "(input: Tensor, {a}: Tensor, {b}: Tensor, *, beta=1, alpha=1)"
     return [
         OpDecl("addmm", scaled.format(a="mat1", b="mat2"), _addmm_meta, inplace=True,
-               doc="``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."),
+               doc=DOCS["addmm"]),
         OpDecl("addmv", scaled.format(a="mat", b="vec"), _addmv_meta, inplace=True,
-               doc="``beta * input + alpha * (mat @ vec)``."),
+               doc=DOCS["addmv"]),
         OpDecl("addr", scaled.format(a="vec1", b="vec2"), _addr_meta, inplace=True,
-               doc="``beta * input + alpha * outer(vec1, vec2)``."),
+               doc=DOCS["addr"]),
         OpDecl("addbmm", scaled.format(a="batch1", b="batch2"), _addbmm_meta, inplace=True,
-               doc="``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."),
+               doc=DOCS["addbmm"]),
         OpDecl("baddbmm", scaled.format(a="batch1", b="batch2"), _baddbmm_meta, inplace=True,
-               doc="``beta * input + alpha * bmm(batch1, batch2)``."),
+               doc=DOCS["baddbmm"]),
         OpDecl("vdot", "(input: Tensor, other: Tensor)", _vdot_meta,
-               doc="The dot product of two 1-D tensors, conjugating the first."),
+               doc=DOCS["vdot"]),
         OpDecl("outer", "(input: Tensor, vec2: Tensor)", result_of(_outer), composite=_outer,
                doc="The outer product of two 1-D tensors."),
         OpDecl("inner", "(input: Tensor, other: Tensor)", result_of(_inner), composite=_inner,

@@ -16,6 +16,7 @@ from .._tensor import Tensor
 from ..ops._decl import OpDecl
 from ..ops.meta import broadcast_shapes, fmt_shape, type_name, wrap_dim
 from . import _contract
+from ._blas_other_docs import DOCS
 from .shape import result_of
 
 
@@ -310,7 +311,7 @@ def _corrcoef(input: Tensor) -> Tensor:
 def declarations() -> list[OpDecl]:
     def decl(name: str, sig: str, fn: Any, doc: str, **kw: Any) -> OpDecl:
         kw.setdefault("method", False)
-        return OpDecl(name, sig, result_of(fn), composite=fn, doc=doc, **kw)
+        return OpDecl(name, sig, result_of(fn), composite=fn, doc=DOCS.get(name, doc), **kw)
 
     return [
         decl("einsum", "(equation, operands: TensorList)", _contract.einsum,
