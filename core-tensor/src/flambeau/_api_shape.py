@@ -216,7 +216,8 @@ def clone(input: Tensor, *, memory_format: memory_format | None = None) -> Tenso
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         return FUNCTIONS["clone"](input)  # the op's own type error
     if memory_format is None or memory_format is preserve_format:
-        if input.is_contiguous() or not _dense_strides(input):
+        flags = getattr(input._data, "flags", None)  # numpy and CuPy arrays say it for free
+        if (flags is not None and flags.c_contiguous) or input.is_contiguous() or not _dense_strides(input):
             return FUNCTIONS["clone"](input)
         strides = input.stride()
     elif memory_format is contiguous_format:
