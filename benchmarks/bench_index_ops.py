@@ -2,7 +2,8 @@
 ``index_select`` of rows, at 100 and 1M elements, flambeau vs numpy vs PyTorch.
 
 numpy's spellings: ``take_along_axis``, ``copy`` + ``add.at``, ``take(axis=0)``.
-Run: ``python benchmarks/bench_index_ops.py [--quick]`` (with PyTorch: from ``.venv-bench``).
+Run: ``python benchmarks/bench_index_ops.py [--quick] [--threads N]`` (with PyTorch: from ``.venv-bench``;
+every library gets N threads, 2 by default).
 Reports the median time per call and, for 1M elements, the throughput in Melem/s (output elements).
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import _harness  # noqa: E402
 from _harness import Library, Row, format_rows, interleave, load_libraries, rows_from  # noqa: E402
 
 SHAPES = {100: (10, 10), 1_000_000: (1000, 1000)}
@@ -72,4 +74,6 @@ def run(libs: list[Library], quick: bool = False) -> list[Row]:
 
 if __name__ == "__main__":
     quick = "--quick" in sys.argv
+    if "--threads" in sys.argv:
+        _harness.THREADS = int(sys.argv[sys.argv.index("--threads") + 1])
     print(format_rows(run(load_libraries(), quick=quick)))

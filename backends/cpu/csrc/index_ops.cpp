@@ -31,6 +31,7 @@ struct Plan {
   index_t out_st[kMaxDims], src_st[kMaxDims], idx_st[kMaxDims];  // byte strides over those dims
   index_t out_d = 0, src_d = 0, idx_d = 0;  // byte strides along the indexed dim
   index_t positions = 1, steps = 0;
+  bool vector = false;  // one index per step (index_select...): whole runs move with memcpy
 };
 
 struct Wide {  // a 16-byte element (complex128) moved as a unit
@@ -149,7 +150,10 @@ void run(const Plan& p, char* out, const char* src, const char* idx, T alpha) {
   if (M == kGather && p.steps > 0) kchunk = std::max<index_t>(1, kParallelChunk / std::max<index_t>(per_block, 1));
   const index_t ksplits = p.steps > 0 ? (p.steps + kchunk - 1) / kchunk : 1;
   const index_t tasks = blocks * ksplits;
-  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(p.positions * p.steps), tasks));
+  // Copying whole runs costs a fraction of per-element index arithmetic: such work is worth threads
+  // only when much larger (on a busy machine an extra thread that wakes late costs more than it saves).
+  const index_t work = p.positions * p.steps / (p.vector && M != kAdd ? 8 : 1);
+  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(work), tasks));
   auto task = [&](index_t t) {
     const index_t b = t / ksplits, ks = t % ksplits;
     const index_t begin = b * kBlock, n = std::min(kBlock, p.positions - begin);
@@ -380,6 +384,7 @@ bool dim_index(int mode, py::array out, py::array src, py::array index, int dim,
   p.out_d = out.strides(dim);
   p.src_d = src.strides(dim);
   p.idx_d = vector ? index.strides(0) : index.strides(dim);
+  p.vector = vector;
   for (int d = 0; d < nd; ++d) {
     if (d == dim) continue;
     const index_t n = space.shape(d);
