@@ -309,3 +309,16 @@ def test_diagonal_and_diag_embed_round_trip(rows, cols, batch, offset, data):
     e = fb.diag_embed(d, offset, dim1, dim2)
     assert np.array_equal(e.diagonal(offset, dim1, dim2).numpy(), d.numpy())
     assert e.abs().sum().item() == pytest.approx(d.abs().sum().item(), rel=1e-5)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from flambeau._core_ops._shape_docs import DOCS
+
+    for name, text in DOCS.items():
+        test = doctest.DocTestParser().get_doctest(text, {"fb": fb}, name, None, 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+        runner.run(test, out=lambda s: None)
+        assert runner.failures == 0, name
+        assert getattr(fb.ops.fn, name).__doc__ == text

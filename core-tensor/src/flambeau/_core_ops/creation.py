@@ -103,7 +103,9 @@ def _meshgrid(tensors: Sequence[Tensor], indexing: Any = None) -> tuple:
 
 
 def declarations() -> list[OpDecl]:
-    return [
+    from ._shape_docs import with_docs
+
+    return with_docs([
         OpDecl("range", f"(start, end, step=1, {FACTORY_KW})", _range_meta, kind=FACTORY, method=False,
                export=False, differentiable=False,
                doc="Deprecated: values from ``start`` to ``end`` inclusive, ``step`` apart (use ``arange``)."),
@@ -122,4 +124,4 @@ def declarations() -> list[OpDecl]:
         OpDecl("meshgrid", "(tensors: TensorList, *, indexing=None)", None, kind=VIEW, composite=_meshgrid,
                method=False, export=False,
                doc="Coordinate grids (views) from 1-D tensors, with 'ij' (matrix) or 'xy' (Cartesian) indexing."),
-    ]
+    ])

@@ -436,7 +436,9 @@ def _repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, outp
 
 
 def declarations() -> list[OpDecl]:
-    return [
+    from ._shape_docs import with_docs
+
+    return with_docs([
         OpDecl("cat", "(tensors: TensorList, dim=0)", _cat_meta, method=False,
                doc="Joins tensors along an existing dim ``dim``; dtypes promote as in arithmetic.\n\n"
                    "Example::\n\n    >>> fb.cat([fb.ones(2, 3), fb.zeros(1, 3)]).shape\n    flambeau.Size([3, 3])"),
@@ -489,4 +491,4 @@ def declarations() -> list[OpDecl]:
                composite=_repeat_interleave,
                doc="Each element repeated ``repeats`` times (an int, or a tensor of counts) along ``dim`` "
                    "(the flattened input when None)."),
-    ]
+    ])

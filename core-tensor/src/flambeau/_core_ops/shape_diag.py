@@ -82,7 +82,9 @@ def _triangle_meta(name: str):
 
 
 def declarations() -> list[OpDecl]:
-    return [
+    from ._shape_docs import with_docs
+
+    return with_docs([
         OpDecl("diagonal", "(input: Tensor, offset=0, dim1=0, dim2=1)", _diagonal_meta, kind=VIEW, composite=_diagonal,
                doc="A view of the ``offset`` diagonal of the planes ``(dim1, dim2)``, appended as the last dim.\n\n"
                    "Example::\n\n    >>> fb.arange(9.).reshape(3, 3).diagonal(1)\n    tensor([1., 5.])"),
@@ -96,4 +98,4 @@ def declarations() -> list[OpDecl]:
                doc="The lower triangle (on and below the ``diagonal``) of the last two dims; zeros elsewhere."),
         OpDecl("triu", "(input: Tensor, diagonal=0)", _triangle_meta("triu"), inplace=True,
                doc="The upper triangle (on and above the ``diagonal``) of the last two dims; zeros elsewhere."),
-    ]
+    ])
