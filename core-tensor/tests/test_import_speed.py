@@ -1,5 +1,6 @@
-"""What keeps ``import flambeau`` fast: packaging is not imported for plain requirements, and
-the quick requirement check agrees with packaging's wherever it answers."""
+"""What keeps ``import flambeau`` fast: packaging is not imported for plain requirements, the
+quick requirement check agrees with packaging's wherever it answers, and scipy and numpy.random
+wait for the first kernel that needs them."""
 from __future__ import annotations
 
 import itertools
@@ -18,6 +19,20 @@ def test_core_and_cpu_backend_load_without_packaging():
             "print((fb.ones(2) + 1).tolist())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[2.0, 2.0]"
+
+
+def test_import_leaves_scipy_and_numpy_random_for_first_use():
+    # scipy (~0.2 s) and numpy.random (~20 ms) are imported by the kernels that need them, at their
+    # first call; a random op and a small addmm then work and bring them in.
+    code = ("import sys; import flambeau as fb; "
+            "print(sorted(m for m in sys.modules if m == 'scipy' or m.startswith(('scipy.', 'numpy.random')))); "
+            "fb.manual_seed(0); g = fb.Generator(); g.get_state(); "
+            "print(tuple(fb.randint(0, 5, (3,)).shape), fb.addmm(fb.ones(2, 2), fb.ones(2, 3), fb.ones(3, 2)).tolist(), "
+            "'numpy.random' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded, used = out.stdout.strip().splitlines()[-2:]
+    assert loaded == "[]"
+    assert used == "(3,) [[4.0, 4.0], [4.0, 4.0]] True"
 
 
 VERSIONS = ["0.1", "0.1.0", "0.1.5", "0.2", "0.2.0", "1.0", "0.0.9", "10.1"]

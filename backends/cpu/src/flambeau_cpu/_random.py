@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 import numpy as np
 
@@ -27,15 +28,22 @@ class CpuGenerator:
     :meth:`take_blocks`. The state round-trips through :meth:`get_state` / :meth:`set_state` (68 bytes).
     """
 
-    __slots__ = ("_seed", "numpy", "offset")
+    __slots__ = ("_seed", "_numpy", "offset")
 
     def __init__(self, seed: int = DEFAULT_SEED) -> None:
         self.manual_seed(seed)
 
     def manual_seed(self, seed: int) -> None:
         self._seed = int(seed) & _MASK64
-        self.numpy = np.random.Generator(np.random.PCG64(self._seed))
+        self._numpy: Any = None  # grown from the seed at the first draw (numpy.random costs ~20 ms to import)
         self.offset = 0
+
+    @property
+    def numpy(self) -> np.random.Generator:
+        """The PCG64 stream (a ``numpy.random.Generator``), made from the seed at first use."""
+        if self._numpy is None:
+            self._numpy = np.random.Generator(np.random.PCG64(self._seed))
+        return self._numpy
 
     def take_blocks(self, count: int) -> int:
         """Reserve ``count`` Philox counter blocks; returns the first."""
@@ -65,7 +73,7 @@ class CpuGenerator:
                                                                     "inc": i_lo | (i_hi << 64)},
                                "has_uint32": has_uint32, "uinteger": uinteger}
         self._seed = seed
-        self.numpy = np.random.Generator(bit_generator)
+        self._numpy = np.random.Generator(bit_generator)
         self.offset = offset
 
 

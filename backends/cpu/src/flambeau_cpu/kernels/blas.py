@@ -62,13 +62,23 @@ def _accumulate(out: np.ndarray, input: np.ndarray, beta: Any, alpha: Any, produ
         np.add(out, np.multiply(input, beta), out=out, casting="unsafe")
 
 
-try:  # BLAS gemm fuses beta and alpha into the product: one call, no extra passes
-    from scipy.linalg import blas as _blas
-except ImportError:  # pragma: no cover - scipy is a dependency; numpy alone still works
-    _blas = None
+_GEMM: dict[np.dtype, Any] | None = None  # dtype -> scipy's gemm; filled at the first small product
 
-_GEMM = {} if _blas is None else {np.dtype(np.float32): _blas.sgemm, np.dtype(np.float64): _blas.dgemm,
-                                   np.dtype(np.complex64): _blas.cgemm, np.dtype(np.complex128): _blas.zgemm}
+
+def _gemms() -> dict[np.dtype, Any]:
+    """scipy's BLAS gemm by dtype (gemm fuses beta and alpha into the product: one call, no extra
+    passes). Imported at the first small product, not at ``import flambeau``: scipy.linalg costs
+    ~0.2 s to import."""
+    global _GEMM
+    if _GEMM is None:
+        try:
+            from scipy.linalg import blas
+        except ImportError:  # pragma: no cover - scipy is a dependency; numpy alone still works
+            _GEMM = {}
+        else:
+            _GEMM = {np.dtype(np.float32): blas.sgemm, np.dtype(np.float64): blas.dgemm,
+                     np.dtype(np.complex64): blas.cgemm, np.dtype(np.complex128): blas.zgemm}
+    return _GEMM
 
 
 def _fortran_operand(x: np.ndarray) -> tuple[np.ndarray, int]:
@@ -102,7 +112,7 @@ def _gemm(out: np.ndarray, input: np.ndarray, a: np.ndarray, b: np.ndarray, beta
     """``out = beta * input + alpha * a @ b`` as one BLAS gemm; False when the operands don't suit it."""
     if out.ndim != 2 or a.shape[1] == 0 or out.size * a.shape[1] > GEMM_MAX_WORK:
         return False
-    gemm = _GEMM.get(out.dtype)
+    gemm = (_GEMM if _GEMM is not None else _gemms()).get(out.dtype)
     if gemm is None or not out.flags.c_contiguous or out.size == 0 or not _holds_input(out, input, beta):
         return False
     # C-ordered out is Fortran-ordered out.T = alpha * b.T @ a.T + beta * out.T
