@@ -55,12 +55,17 @@ FLAMBEAU_CLONES void scan_row(const T* x, T* y, index_t n) {
   }
 }
 
+constexpr index_t kScanParallelMin = index_t(1) << 22;
+
 template <class Op, class T, class A>
 void scan_rows(const T* x, T* y, index_t rows, index_t n) {
   // Rows are independent: a chunk is a range of whole rows of about kParallelChunk elements.
   const index_t per_chunk = std::max<index_t>(1, kParallelChunk / std::max<index_t>(n, 1));
   const index_t nchunks = (rows + per_chunk - 1) / per_chunk;
-  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(rows * n), nchunks));
+  // A scan streams at a few elements per ns: below ~4M elements one thread finishes before a sleeping
+  // worker is reliably awake (on a busy machine a wake-up can cost a whole scheduler time slice).
+  const index_t work = rows * n;
+  const int nthreads = work < kScanParallelMin ? 1 : static_cast<int>(std::min<index_t>(threads_for(work), nchunks));
   if (nthreads <= 1) {
     for (index_t r = 0; r < rows; ++r) scan_row<Op, T, A>(x + r * n, y + r * n, n);
     return;

@@ -181,6 +181,8 @@ void write_best(const T* row, std::vector<Entry<key_t<T>>>& heap, index_t k, T* 
   }
 }
 
+constexpr index_t kTopkParallelMin = index_t(1) << 20;
+
 template <class T>
 void topk_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index_t n, index_t k, bool largest) {
   using K = key_t<T>;
@@ -219,6 +221,13 @@ void topk_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index
       indices[r * k + j] = order[j];
     }
   };
+  // The heap pass streams at about a ns per element: thread it only for work of a millisecond or more.
+  if (by_heap && rows * n < kTopkParallelMin) {
+    std::vector<Entry<K>> heap;
+    RowSorter<T> sorter;
+    for (index_t r = 0; r < rows; ++r) one_row(heap, sorter, r);
+    return;
+  }
   const index_t per_chunk = std::max<index_t>(1, kParallelChunk / n);
   parallel_chunks(rows, per_chunk, [&](index_t begin, index_t end) {
     std::vector<Entry<K>> heap;
