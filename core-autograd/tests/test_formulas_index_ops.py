@@ -130,3 +130,21 @@ def test_gather_gradient_values(rng):
     want = np.zeros(5)
     np.add.at(want, idx, 1.0)
     assert np.array_equal(x.grad.numpy(), want)
+
+
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("reduce", ["mean", "amax", "amin"])
+def test_index_reduce(rng, reduce, include_self):
+    x, src = make(rng, 4, 3, noncontig=True), make(rng, 3, 3)
+    idx = fb.tensor([3, 0, 3])
+    check(lambda t, s: fb.index_reduce(t, 0, idx, s, reduce, include_self=include_self), x, src,
+          second=reduce == "mean")
+    check(lambda t, s: t.index_reduce(1, fb.tensor([2, 2]), s[:, :2].t().t(), reduce, include_self=include_self),
+          make(rng, 3, 3), make(rng, 3, 2), second=False)
+
+
+def test_unsupported_reductions_say_so(rng):
+    x, src = make(rng, 3), make(rng, 2)
+    y = fb.scatter_reduce(x, 0, fb.tensor([0, 0]), src, "prod")
+    with pytest.raises(RuntimeError, match="the derivative for reduce='prod' is not implemented"):
+        y.sum().backward()

@@ -58,21 +58,27 @@ def _scatter_add(ctx, g):
 
 
 def _scatter_reduce(ctx, g):
-    fb = _fb()
     input, dim, index, src, reduce, include_self = ctx.args
+    gx, gs = _reduce_grads(g, input, dim, index, src, reduce, include_self, ctx.result, ctx.needs(3))
+    return gx, None, None, (_pad_to(gs, ctx.shape(3)) if gs is not None else None)
+
+
+def _reduce_grads(g: Tensor, input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, include_self: bool,
+                  result: Tensor, needs_src: bool) -> tuple:
+    """Gradients of ``scatter_reduce`` for ``input`` and for the part of ``src`` that ``index`` covers."""
+    fb = _fb()
     if reduce == "sum":
         gx = g if include_self else g.scatter(dim, index, 0)
-        return gx, None, None, (_src_grad(ctx, g, dim, index, 3) if ctx.needs(3) else None)
+        return gx, (g.gather(dim, index) if needs_src else None)
     ones = fb.ones(tuple(index.shape), dtype=g._dtype, device=g._device)
     if reduce == "mean":
-        count = zeros(ctx.shape(0), g).scatter_add(dim, index, ones)
+        count = zeros(tuple(g.shape), g).scatter_add(dim, index, ones)
         touched = count > 0
         count = count + 1 if include_self else fb.where(touched, count, 1.0)
         gx = g / count if include_self else fb.where(touched, 0.0, g)
-        return gx, None, None, (_pad_to((g / count).gather(dim, index), ctx.shape(3)) if ctx.needs(3) else None)
+        return gx, ((g / count).gather(dim, index) if needs_src else None)
     if reduce in ("amax", "amin"):
         # The gradient is shared evenly between every element equal to the result (PyTorch's rule).
-        result = ctx.result
         corner = src[tuple(slice(0, n) for n in index.shape)] if src.dim() else src
         src_hit = (corner == result.gather(dim, index)).to(g._dtype)
         self_hit = (input == result).to(g._dtype)
@@ -80,9 +86,24 @@ def _scatter_reduce(ctx, g):
             self_hit = self_hit.scatter(dim, index, 0.0)
         count = self_hit.scatter_add(dim, index, src_hit)
         share = g / fb.where(count > 0, count, 1.0)
-        return share * self_hit, None, None, (_pad_to(share.gather(dim, index) * src_hit, ctx.shape(3))
-                                              if ctx.needs(3) else None)
-    raise RuntimeError(f"scatter_reduce(): the gradient of reduce='{reduce}' is not supported")
+        return share * self_hit, (share.gather(dim, index) * src_hit if needs_src else None)
+    raise RuntimeError(f"the derivative for reduce='{reduce}' is not implemented")
+
+
+def _index_reduce(ctx, g):
+    input, dim, index, source, reduce, include_self = ctx.args
+    result = ctx.result
+    if not g.dim():  # a 0-d input: one slot, reduced with every element of source
+        g, input, result = g.reshape(1), input.reshape(1), result.reshape(1)
+    if not source.dim():
+        source = source.reshape(1)
+    d = dim % g.dim()
+    # index_reduce is scatter_reduce with the index spread over the other dims of source.
+    shape = [1] * source.dim()
+    shape[d] = -1
+    spread = index.reshape(shape).expand(*source.shape)
+    gx, gs = _reduce_grads(g, input, d, spread, source, reduce, include_self, result, ctx.needs(3))
+    return gx.reshape(tuple(ctx.shape(0))), None, None, (gs.reshape(tuple(ctx.shape(3))) if gs is not None else None)
 
 
 def _index_select(ctx, g):
@@ -186,6 +207,7 @@ def formulas() -> dict[str, Formula]:
         "scatter": Formula(_scatter, save=("index",)),
         "scatter_add": Formula(_scatter_add, save=("index",)),
         "scatter_reduce": Formula(_scatter_reduce, save=("input", "index", "src"), result=True),
+        "index_reduce": Formula(_index_reduce, save=("input", "index", "source"), result=True),
         "index_select": Formula(_index_select, save=("index",)),
         "index_add": Formula(_index_add, save=("index",)),
         "index_copy": Formula(_index_copy, save=("index",)),
