@@ -366,3 +366,27 @@ def test_gradient_coordinates_dims_and_errors():
         fb.gradient(t, edge_order=3)
     with pytest.raises(RuntimeError, match="spacing"):
         fb.gradient(t, spacing=[1.0, 2.0, 3.0])
+
+
+def test_float32_lgamma_over_its_range():
+    # the CPU backend computes float32 lgamma in double with its own series: check it everywhere
+    x = np.concatenate([np.linspace(-20, 40, 100_001), -np.logspace(-30, 1, 500), np.logspace(-30, 30, 500),
+                        [0.0, -1.0, -2.0, 1.0, 2.0, math.inf, math.nan]]).astype(np.float32)
+    got = arr(fb.lgamma(fb.tensor(x))).astype(np.float64)
+    want = sc.gammaln(x.astype(np.float64)).astype(np.float32).astype(np.float64)
+    want[x == -math.inf] = math.inf
+    finite = np.isfinite(want)
+    assert np.array_equal(got[~finite], want[~finite], equal_nan=True)
+    assert np.all(np.abs(got - want)[finite] <= 2e-7 * np.maximum(np.abs(want[finite]), 1e-3))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logaddexp_wide_range(dtype):
+    rng = np.random.default_rng(9)
+    a, b = rng.uniform(-80, 80, 50_000).astype(dtype), rng.uniform(-80, 80, 50_000).astype(dtype)
+    b[:100] = a[:100] + rng.uniform(-1e-6, 1e-6, 100).astype(dtype)  # nearly equal operands
+    # where the result nears 0 it cancels: an ulp of the operands (float32: ~6e-8 near 0.5) is the floor
+    rtol, atol = (1e-6, 2e-7) if dtype == np.float32 else (1e-14, 1e-15)
+    for name, ref in (("logaddexp", np.logaddexp), ("logaddexp2", np.logaddexp2)):
+        got = arr(getattr(fb, name)(fb.tensor(a), fb.tensor(b)))
+        assert np.allclose(got, ref(a.astype(np.float64), b.astype(np.float64)), rtol=rtol, atol=atol)
