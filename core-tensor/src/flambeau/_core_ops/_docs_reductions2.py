@@ -41,7 +41,8 @@ DOCS['var'] = """Variance over ``dim``: ``sum((x - mean)^2) / max(0, N - correct
 Args:
     input (Tensor): a floating-point or complex input (complex gives a real result).
     dim (int or tuple of ints, optional): the dims to reduce (all by default).
-    correction (int or float): subtracted from the sample count N (1, Bessel's correction, by default); ``unbiased=False`` is ``correction=0``.
+    correction (int or float): subtracted from the sample count N (1, Bessel's correction, by default);
+        ``unbiased=False`` is ``correction=0``.
     keepdim (bool): keep the reduced dims with size 1.
 
 Example::
@@ -135,7 +136,8 @@ Args:
     q (float or Tensor): quantiles in [0, 1]; a 1-d tensor of them adds a leading dim to the result.
     dim (int, optional): the dim to reduce (the flattened input by default).
     keepdim (bool): keep the reduced dim with size 1.
-    interpolation (str): between the two nearest ranks: ``'linear'``, ``'lower'``, ``'higher'``, ``'midpoint'`` or ``'nearest'``.
+    interpolation (str): between the two nearest ranks: ``'linear'``, ``'lower'``, ``'higher'``, ``'midpoint'`` or
+        ``'nearest'``.
 
 Example::
 
@@ -175,7 +177,8 @@ Example::
     tensor(1000.6932)
 """
 
-DOCS['norm'] = """The vector p-norm over ``dim`` (all elements by default), the Frobenius norm ``'fro'``, or the nuclear norm ``'nuc'`` of a matrix.
+DOCS['norm'] = """The vector p-norm over ``dim`` (all elements by default), the Frobenius norm ``'fro'``, or the nuclear norm
+``'nuc'`` of a matrix.
 
 Args:
     input (Tensor): a floating-point or complex input (complex gives a real result).
@@ -295,7 +298,8 @@ Example::
     tensor([0.0000, 0.6931, 1.0986])
 """
 
-DOCS['unique'] = """The distinct elements, sorted (or distinct slices along ``dim``), optionally with the inverse indices and the counts. NaNs are each distinct.
+DOCS['unique'] = """The distinct elements, sorted (or distinct slices along ``dim``), optionally with the inverse indices and the
+counts. NaNs are each distinct.
 
 Args:
     input (Tensor): the input.
@@ -326,11 +330,13 @@ Example::
     (tensor([1, 2, 1]), tensor([2, 2, 1]))
 """
 
-DOCS['bincount'] = """How often each value 0, 1, ..., max(input) occurs in a 1-d non-negative integral tensor (summing ``weights`` instead of ones when given).
+DOCS['bincount'] = """How often each value 0, 1, ..., max(input) occurs in a 1-d non-negative integral tensor (summing ``weights`` instead
+of ones when given).
 
 Args:
     input (Tensor): 1-d, integral, non-negative.
-    weights (Tensor, optional): 1-d, as long as ``input``; float32/float64 weights keep their dtype, others give float64.
+    weights (Tensor, optional): 1-d, as long as ``input``; float32/float64 weights keep their dtype, others give
+        float64.
     minlength (int): the least length of the result.
 
 Example::
@@ -340,7 +346,8 @@ Example::
     tensor([1, 2, 0, 1])
 """
 
-DOCS['histc'] = """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0); elements outside are ignored.
+DOCS['histc'] = """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0); elements outside
+are ignored.
 
 Args:
     input (Tensor): a floating-point input.
@@ -433,7 +440,8 @@ Example::
     tensor([0., 2.])
 """
 
-DOCS['sort'] = """Sorts along ``dim``; returns ``(values, indices)``. NaN sorts last ascending and first descending; equal elements keep their input order (the sort is always stable).
+DOCS['sort'] = """Sorts along ``dim``; returns ``(values, indices)``. NaN sorts last ascending and first descending; equal elements
+keep their input order (the sort is always stable).
 
 Args:
     input (Tensor): a real input.
@@ -481,7 +489,8 @@ Example::
             [3, 2]])
 """
 
-DOCS['topk'] = """The ``k`` largest (or smallest) elements along ``dim``, best first, and their indices; NaN counts as the largest, and equal elements come in input order.
+DOCS['topk'] = """The ``k`` largest (or smallest) elements along ``dim``, best first, and their indices; NaN counts as the largest,
+and equal elements come in input order.
 
 Args:
     input (Tensor): a real input.
@@ -519,10 +528,12 @@ Example::
     indices=tensor(3))
 """
 
-DOCS['searchsorted'] = """For each value of ``input``, the index in the innermost dim of ``sorted_sequence`` where it would go to keep the order.
+DOCS['searchsorted'] = """For each value of ``input``, the index in the innermost dim of ``sorted_sequence`` where it would go to keep the
+order.
 
 Args:
-    sorted_sequence (Tensor): 1-d, or with the leading dims of ``input``; sorted along its last dim (or through ``sorter``).
+    sorted_sequence (Tensor): 1-d, or with the leading dims of ``input``; sorted along its last dim (or through
+        ``sorter``).
     input (Tensor or Scalar): the values to place.
     out_int32 (bool): return int32 instead of int64.
     right (bool): after equal elements instead of before.
@@ -536,7 +547,8 @@ Example::
     tensor([1, 3])
 """
 
-DOCS['bucketize'] = """The bucket of each element of ``input`` among the 1-d sorted ``boundaries``: ``boundaries[i-1] < x <= boundaries[i]`` (``<=``/``<`` swapped with ``right=True``).
+DOCS['bucketize'] = """The bucket of each element of ``input`` among the 1-d sorted ``boundaries``: ``boundaries[i-1] < x <=
+boundaries[i]`` (``<=``/``<`` swapped with ``right=True``).
 
 Args:
     input (Tensor or Scalar): the values.

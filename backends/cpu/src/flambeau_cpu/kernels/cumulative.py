@@ -55,7 +55,8 @@ def _cum_extreme(ufunc: np.ufunc) -> Callable[..., Any]:
             return
         if input.size == 0:
             return
-        running = ufunc.accumulate(input, axis=dim)
+        with np.errstate(invalid="ignore"):  # NaN propagates, as intended
+            running = ufunc.accumulate(input, axis=dim)
         # A position takes over the index where it equals the running extreme (ties: the latest
         # one, as PyTorch's >=) or is NaN (every NaN takes over; nothing takes over from one).
         hit = running == input
@@ -74,7 +75,8 @@ def logcumsumexp(input, dim, out):
         np.copyto(out, input)
         return
     src = input.astype(np.float32) if input.dtype.name in ("float16", "bfloat16") else input
-    np.copyto(out, np.logaddexp.accumulate(src, axis=dim), casting="unsafe")
+    with np.errstate(invalid="ignore"):  # -inf - -inf inside logaddexp: the result is still right
+        np.copyto(out, np.logaddexp.accumulate(src, axis=dim), casting="unsafe")
 
 
 KERNELS: dict[str, Callable[..., Any]] = {

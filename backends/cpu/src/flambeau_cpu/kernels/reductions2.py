@@ -85,8 +85,9 @@ def std_mean(input, dim, correction, keepdim, out):
 
 def aminmax(input, dim, keepdim, out):
     axis = _axis(input, dim)
-    _store(out[0], np.amin(input, axis=axis, keepdims=keepdim))
-    _store(out[1], np.amax(input, axis=axis, keepdims=keepdim))
+    with np.errstate(invalid="ignore"):  # NaN propagates, as intended
+        _store(out[0], np.amin(input, axis=axis, keepdims=keepdim))
+        _store(out[1], np.amax(input, axis=axis, keepdims=keepdim))
 
 
 # -- order statistics ------------------------------------------------------------------
@@ -200,7 +201,8 @@ def logsumexp(input, dim, keepdim, out):
     axis = _axis(input, dim)
     x = input.astype(out.dtype) if input.dtype != out.dtype else _wide(input)
     if x.size == 0:
-        _store(out, np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdim)))
+        with np.errstate(divide="ignore"):  # log(0) = -inf, the sum of nothing
+            _store(out, np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdim)))
         return
     top = np.amax(x, axis=axis, keepdims=True)
     top = np.where(np.isfinite(top), top, 0)

@@ -49,14 +49,16 @@ def allclose(input, other, rtol, atol, equal_nan, out):
 
 def isposinf(input, out):
     if _float(input):
-        np.logical_and(np.isinf(input), input > 0, out=out)
+        with np.errstate(invalid="ignore"):  # bfloat16 NaN compared
+            np.logical_and(np.isinf(input), input > 0, out=out)
     else:
         out.fill(False)
 
 
 def isneginf(input, out):
     if _float(input):
-        np.logical_and(np.isinf(input), input < 0, out=out)
+        with np.errstate(invalid="ignore"):
+            np.logical_and(np.isinf(input), input < 0, out=out)
     else:
         out.fill(False)
 
@@ -70,7 +72,8 @@ def isreal(input, out):
 
 def _nan_aware(ufunc: np.ufunc) -> Callable[..., Any]:
     def kernel(input, other, out):
-        ufunc(input, other, out=out, casting="unsafe")
+        with np.errstate(invalid="ignore"):  # NaN operands are the point of these ops
+            ufunc(input, other, out=out, casting="unsafe")
     return kernel
 
 
