@@ -242,3 +242,17 @@ def test_masked_select_and_nonzero_take_out():
         fb.masked_select(x, x > 0, out=fb.empty(5))
     with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
         fb.masked_select(x, x > 0, out=fb.empty(0, dtype=fb.int64))
+
+
+def test_index_and_mask_that_alias_the_written_tensor_are_read_first():
+    x = fb.tensor([2, 0, 1])
+    x.scatter_(0, x, fb.tensor([7, 8, 9]))  # the index is the tensor being written
+    want = np.array([2, 0, 1])
+    want[np.array([2, 0, 1])] = [7, 8, 9]
+    np.testing.assert_array_equal(x.numpy(), want)
+    m = fb.tensor([True, False, True])
+    m.masked_fill_(m, False)
+    assert m.tolist() == [False, False, False]
+    b = fb.tensor([True, False, True])
+    b.masked_scatter_(b, fb.tensor([False, True]))
+    assert b.tolist() == [False, False, True]

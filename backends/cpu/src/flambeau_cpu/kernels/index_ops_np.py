@@ -47,6 +47,11 @@ def _leading(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return a[tuple(slice(0, n) for n in shape)]
 
 
+def _own(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``a``, copied when it shares memory with ``out`` (an index or mask read while ``out`` is written)."""
+    return a.copy() if np.may_share_memory(a, out) else a
+
+
 def _copy_in(out: np.ndarray, input: np.ndarray) -> None:
     if out is not input:
         np.copyto(out, input, casting="unsafe")
@@ -101,7 +106,7 @@ def scatter(input, dim, index, src, value, reduce, out):
     x, idx, o = as_1d(input), as_1d(index), as_1d(out)
     d = dim % x.ndim
     given = src if src is not None else value
-    idx = check_range(idx, x.shape[d], d)
+    idx = _own(check_range(idx, x.shape[d], d), o)
     values = _leading(as_1d(given), idx.shape) if isinstance(given, np.ndarray) else given
     if isinstance(values, np.ndarray) and np.may_share_memory(values, o):
         values = values.copy()
@@ -120,7 +125,7 @@ def scatter_add(input, dim, index, src, out):
 def scatter_reduce(input, dim, index, src, reduce, include_self, out):
     x, idx, o = as_1d(input), as_1d(index), as_1d(out)
     d = dim % x.ndim
-    idx = check_range(idx, x.shape[d], d)
+    idx = _own(check_range(idx, x.shape[d], d), o)
     values = _leading(as_1d(src), idx.shape)
     if np.may_share_memory(values, o):
         values = values.copy()
@@ -163,7 +168,7 @@ def _alpha_for(dtype: np.dtype, alpha: Any) -> Any:
 def index_add(input, dim, index, source, alpha, out):
     x, o, src, idx = as_1d(input), as_1d(out), as_1d(source), index.reshape(-1)
     d = dim % x.ndim
-    idx = check_select_range(idx, x.shape[d])
+    idx = _own(check_select_range(idx, x.shape[d]), o)
     a = _alpha_for(o.dtype, alpha)
     values = src if a == 1 else src * np.asarray(a, dtype=src.dtype)
     if np.may_share_memory(values, o):
@@ -175,7 +180,7 @@ def index_add(input, dim, index, source, alpha, out):
 def index_copy(input, dim, index, source, out):
     x, o, src, idx = as_1d(input), as_1d(out), as_1d(source), index.reshape(-1)
     d = dim % x.ndim
-    idx = check_range(idx, x.shape[d], d, exc=IndexError, prefix="index_copy_(): ")
+    idx = _own(check_range(idx, x.shape[d], d, exc=IndexError, prefix="index_copy_(): "), o)
     if np.may_share_memory(src, o):
         src = src.copy()
     _copy_in(o, x)
@@ -185,7 +190,7 @@ def index_copy(input, dim, index, source, out):
 def index_fill(input, dim, index, value, out):
     x, o, idx = as_1d(input), as_1d(out), index.reshape(-1)
     d = dim % x.ndim
-    idx = check_range(idx, x.shape[d], d, negative=True, exc=IndexError)
+    idx = _own(check_range(idx, x.shape[d], d, negative=True, exc=IndexError), o)
     fill = value[()] if isinstance(value, np.ndarray) else value
     _copy_in(o, x)
     o[_along(d, idx)] = fill
@@ -196,7 +201,7 @@ def index_reduce(input, dim, index, source, reduce, include_self, out):
     d = dim % x.ndim
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= x.shape[d]):
         raise IndexError("index out of range in self")
-    idx = idx.astype(np.int64, copy=False)
+    idx = _own(idx.astype(np.int64, copy=False), o)
     if np.may_share_memory(src, o):
         src = src.copy()
     _copy_in(o, x)
@@ -215,11 +220,11 @@ def masked_fill(input, mask, value, out):
     fill = value[()] if isinstance(value, np.ndarray) else value
     if out is not input:
         np.copyto(out, np.broadcast_to(input, out.shape), casting="unsafe")
-    np.copyto(out, np.asarray(fill).astype(out.dtype), where=np.broadcast_to(mask, out.shape))
+    np.copyto(out, np.asarray(fill).astype(out.dtype), where=_own(np.broadcast_to(mask, out.shape), out))
 
 
 def masked_scatter(input, mask, source, out):
-    m = np.broadcast_to(mask, out.shape)
+    m = _own(np.broadcast_to(mask, out.shape), out)
     n = int(np.count_nonzero(m))
     if source.size < n:
         raise RuntimeError("Number of elements of source < number of ones in mask")
