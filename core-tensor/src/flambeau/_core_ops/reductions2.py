@@ -34,9 +34,9 @@ def _nansum_meta(input: Tensor, dim: Any = None, keepdim: bool = False, dtype: A
 
 def _nanmean_meta(input: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> tuple:
     out = dtype or input._dtype
-    if out._category != _dtypes._FLOAT:
+    if out._category < _dtypes._FLOAT:
         raise RuntimeError(
-            "nanmean(): expected input to have floating point dtype but got " + type_name(input._dtype))
+            "nanmean(): expected input to have floating point or complex dtype but got " + type_name(input._dtype))
     dims = reduction_dims(input, dim)
     return reduced_shape(input._data.shape, dims, keepdim), out
 
@@ -243,8 +243,9 @@ def declarations() -> list[OpDecl]:
                doc="The variance over ``dim`` with ``correction`` (Bessel's, 1, by default) subtracted from N."),
         OpDecl("std", _VAR_SIG, _var_meta,
                doc="The standard deviation over ``dim`` with ``correction`` (1 by default)."),
-        OpDecl("var_mean", _VAR_SIG, _var_mean_meta, doc="``(var, mean)`` over ``dim``."),
-        OpDecl("std_mean", _VAR_SIG, _var_mean_meta, doc="``(std, mean)`` over ``dim``."),
+        # Functions only: PyTorch has no Tensor.var_mean / Tensor.std_mean.
+        OpDecl("var_mean", _VAR_SIG, _var_mean_meta, method=False, doc="``(var, mean)`` over ``dim``."),
+        OpDecl("std_mean", _VAR_SIG, _var_mean_meta, method=False, doc="``(std, mean)`` over ``dim``."),
         OpDecl("aminmax", "(input: Tensor, *, dim=None, keepdim=False)", _aminmax_meta, output_names=("min", "max"),
                doc="The minimum and maximum of all elements, or along ``dim``."),
         OpDecl("median", "(input: Tensor)", _median_meta("median"), method=False, export=False,

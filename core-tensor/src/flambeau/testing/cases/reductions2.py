@@ -504,9 +504,9 @@ def cases() -> list[OpCase]:
     return [
         OpCase("nansum", P.REAL, _with_nans(_samples(low=-3, high=3), 1), _reducer(np.nansum), _accumulated,
                tolerances=loose),
-        OpCase("nanmean", P.FLOATS, _with_nans(_samples(), 1), _nanmean_ref, same, tolerances=loose,
+        OpCase("nanmean", P.FLOATS + P.COMPLEX, _with_nans(_samples(), 1), _nanmean_ref, same, tolerances=loose,
                errors=lambda: [ErrorCase((Arg((2,), "int64"),), RuntimeError, "nanmean(): expected input to have "
-                                         "floating point dtype but got Long")]),
+                                         "floating point or complex dtype but got Long")]),
         OpCase("var", P.FLOATS + P.COMPLEX, _moment_samples, _var_ref, _moment_dtype, errors=_moment_errors("var"),
                tolerances=loose),
         OpCase("std", P.FLOATS + P.COMPLEX, _moment_samples, _std_ref, _moment_dtype, errors=_moment_errors("std"),
