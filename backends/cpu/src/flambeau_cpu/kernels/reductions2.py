@@ -168,16 +168,21 @@ def mode(input, dim, keepdim, out):
     flat = rows.reshape(-1, n)
     order = _stable_order(flat)
     ordered = np.take_along_axis(flat, order, axis=-1)
-    best_value = np.empty(flat.shape[0], flat.dtype)
-    best_index = np.empty(flat.shape[0], np.int64)
-    for r in range(flat.shape[0]):
-        row = ordered[r]
-        # Runs of equal values in the sorted row; the first longest run wins (smallest value).
-        ends = np.flatnonzero(np.append(row[1:] != row[:-1], True))
-        lengths = np.diff(np.append(-1, ends))
-        end = ends[np.argmax(lengths)]
-        best_value[r] = row[end]
-        best_index[r] = order[r, end]  # stable sort: the run's last element is the value's last occurrence
+    # Runs of equal values in each sorted row: a run's length is read at its last element, and the
+    # first longest run wins (the smallest of equally frequent values). The stable sort makes that
+    # element the value's last occurrence in the input.
+    positions = np.arange(n, dtype=np.int64)
+    if n:
+        change = ordered[:, 1:] != ordered[:, :-1]
+        starts = np.concatenate([np.ones((flat.shape[0], 1), bool), change], axis=1)
+        ends = np.concatenate([change, np.ones((flat.shape[0], 1), bool)], axis=1)
+        run_start = np.maximum.accumulate(np.where(starts, positions, 0), axis=1)
+        lengths = np.where(ends, positions - run_start + 1, 0)
+        end = np.argmax(lengths, axis=1)[:, None]
+    else:
+        end = np.zeros((flat.shape[0], 1), np.int64)
+    best_value = np.take_along_axis(ordered, end, axis=1)[:, 0]
+    best_index = np.take_along_axis(order, end, axis=1)[:, 0]
     picked, index = best_value.reshape(rows.shape[:-1]), best_index.reshape(rows.shape[:-1])
     if keepdim and input.ndim:
         picked, index = np.expand_dims(picked, dim), np.expand_dims(index, dim)
