@@ -218,3 +218,17 @@ def test_einsum_bool_outer_products_and_contraction_error():
         fb.einsum("i,i->", a, a)
     with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
         fb.tensordot(a, a, 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=0, max_size=3), st.lists(st.integers(0, 3), min_size=0, max_size=3),
+       st.integers(0, 3), st.integers(0, 2**16))
+def test_tensordot_and_kron_match_numpy(free_a, free_b, n, seed):
+    rng = np.random.default_rng(seed)
+    shared = list(rng.integers(0, 4, size=n))
+    a = rng.standard_normal(tuple(free_a) + tuple(shared))
+    b = rng.standard_normal(tuple(shared) + tuple(free_b))
+    r = fb.tensordot(fb.tensor(a), fb.tensor(b), n)
+    assert r.shape == np.tensordot(a, b, n).shape and np.allclose(r.numpy(), np.tensordot(a, b, n))
+    k = fb.kron(fb.tensor(a), fb.tensor(b))
+    assert np.allclose(k.numpy(), np.kron(a, b))
