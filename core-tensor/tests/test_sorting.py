@@ -181,3 +181,20 @@ def test_return_types_exist_before_first_use():
 
     for name in ("sort", "topk", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin", "aminmax"):
         assert getattr(rt, name).__module__ == "flambeau.return_types"
+
+
+def test_sort_topk_kthvalue_off_the_last_dim_and_into_odd_outputs():
+    x = np.random.default_rng(5).integers(-20, 20, size=(300, 4, 3)).astype(np.float32)
+    t = fb.from_numpy(x)
+    values, indices = fb.sort(t, 0, descending=True)
+    assert np.array_equal(indices.numpy(), stable_order(x, 0, True))
+    top = fb.topk(t, 7, 0, largest=False)
+    assert np.array_equal(top.indices.numpy(), stable_order(x, 0, False)[:7])
+    kth = fb.kthvalue(t, 150, 0)
+    assert np.array_equal(kth.indices.numpy(), stable_order(x, 0, False)[149])
+    v, i = fb.empty(300, 4, 3, dtype=fb.float64), fb.empty(300, 4, 3, dtype=fb.int64)
+    fb.sort(t, 0, out=(v, i))  # a wider out dtype
+    assert np.array_equal(v.numpy(), np.sort(x, axis=0))
+    y = fb.from_numpy(x[:, 0, 0].copy())
+    fb.sort(y, out=(y, fb.empty(300, dtype=fb.int64)))  # values written over the input
+    assert np.array_equal(y.numpy(), np.sort(x[:, 0, 0]))

@@ -92,14 +92,33 @@ def _order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     return (n - 1) - np.flip(reversed_order, axis)
 
 
-def _native_sort(input: np.ndarray, dim: int, descending: bool, values: np.ndarray, indices: np.ndarray) -> bool:
-    if _sort_lastdim is None or (dim != -1 and dim != input.ndim - 1) or input.dtype not in _NATIVE_SORT:
+def _run_lastdim(fn: Any, input: np.ndarray, dim: int, width: int, values: np.ndarray, indices: np.ndarray,
+                 *args: Any) -> bool:
+    """Runs a C++ row kernel (``sort_lastdim``/``topk_lastdim``) along ``dim``.
+
+    Off the last dim, or into outputs it cannot write directly, it works on a contiguous copy with
+    ``dim`` moved last and copies the result back: O(n) extra, against an O(n log n) numpy sort.
+    Returns False (numpy then runs) where the C++ kernel does not apply.
+    """
+    if fn is None or input.dtype not in _NATIVE_SORT or input.size == 0 or width == 0:
         return False
-    src = input if input.flags.c_contiguous else np.ascontiguousarray(input)
-    try:  # the C++ side checks shapes, dtypes, bounds and overlap before writing anything
-        _sort_lastdim(src, values, indices, descending, input.shape[-1])
-    except (ValueError, TypeError):  # out= of another dtype, non-contiguous or overlapping: numpy copes
+    last = dim == -1 or dim == input.ndim - 1
+    src = np.moveaxis(input, dim, -1) if not last else input
+    src = src if src.flags.c_contiguous else np.ascontiguousarray(src)
+    # (outputs overlapping the input are refused by the C++ checks: numpy then runs)
+    direct = last and values.dtype == input.dtype and values.flags.c_contiguous and indices.flags.c_contiguous
+    if direct:
+        v, i = values, indices
+    else:
+        shape = src.shape[:-1] + (width,)
+        v, i = np.empty(shape, src.dtype), np.empty(shape, np.int64)
+    try:  # the C++ side checks shapes, dtypes, bounds and overlap again before writing anything
+        fn(src, v, i, *args, src.shape[-1])
+    except (ValueError, TypeError):
         return False
+    if not direct:
+        np.copyto(values, np.moveaxis(v, -1, dim), casting="unsafe")
+        np.copyto(indices, np.moveaxis(i, -1, dim))
     return True
 
 
@@ -109,7 +128,7 @@ def sort(input, dim, descending, stable, out):
         np.copyto(values, input)
         indices.fill(0)
         return
-    if _native_sort(input, dim, descending, values, indices):
+    if _run_lastdim(_sort_lastdim, input, dim, input.shape[dim], values, indices, bool(descending)):
         return
     order = _order(input, dim, descending)
     np.copyto(values, np.take_along_axis(input, order, axis=dim))
@@ -120,9 +139,9 @@ def argsort(input, dim, descending, stable, out):
     if input.ndim == 0:
         out.fill(0)
         return
-    if _sort_lastdim is not None and input.size > 1 and (dim == -1 or dim == input.ndim - 1):
-        if _native_sort(input, dim, descending, np.empty_like(input, order="C"), out):
-            return
+    scratch = np.empty(out.shape, input.dtype)
+    if _run_lastdim(_sort_lastdim, input, dim, input.shape[dim], scratch, out, bool(descending)):
+        return
     np.copyto(out, _order(input, dim, descending))
 
 
@@ -130,19 +149,9 @@ def msort(input, out):
     if input.ndim == 0:
         np.copyto(out, input)
         return
+    if _run_lastdim(_sort_lastdim, input, 0, input.shape[0], out, np.empty(out.shape, np.int64), False):
+        return
     np.copyto(out, np.take_along_axis(input, _order(input, 0, False), axis=0))
-
-
-def _native_topk(input, k, dim, largest, values, indices) -> bool:
-    if (_topk_lastdim is None or (dim != -1 and dim != input.ndim - 1) or k == 0 or input.size == 0
-            or input.dtype not in _NATIVE_SORT):
-        return False
-    src = input if input.flags.c_contiguous else np.ascontiguousarray(input)
-    try:
-        _topk_lastdim(src, values, indices, k, largest, input.shape[-1])
-    except (ValueError, TypeError):
-        return False
-    return True
 
 
 def topk(input, k, dim, largest, sorted, out):
@@ -151,7 +160,7 @@ def topk(input, k, dim, largest, sorted, out):
         np.copyto(values, input.reshape(values.shape))
         indices.fill(0)
         return
-    if _native_topk(input, k, dim, largest, values, indices):
+    if _run_lastdim(_topk_lastdim, input, dim, k, values, indices, int(k), bool(largest)):
         return
     order = np.take(_order(input, dim, largest), np.arange(k), axis=dim)
     np.copyto(values, np.take_along_axis(input, order, axis=dim))
@@ -164,8 +173,16 @@ def kthvalue(input, k, dim, keepdim, out):
         np.copyto(values, input)
         indices.fill(0)
         return
-    index = np.take(_order(input, dim, False), [k - 1], axis=dim)
-    picked = np.take_along_axis(input, index, axis=dim)
+    # The k smallest in stable order (C++ heap or sort); the k-th of them is the answer.
+    shape = list(input.shape)
+    shape[dim] = k
+    smallest, where = np.empty(shape, input.dtype), np.empty(shape, np.int64)
+    if _run_lastdim(_topk_lastdim, input, dim, k, smallest, where, int(k), False):
+        picked = np.take(smallest, [k - 1], axis=dim)
+        index = np.take(where, [k - 1], axis=dim)
+    else:
+        index = np.take(_order(input, dim, False), [k - 1], axis=dim)
+        picked = np.take_along_axis(input, index, axis=dim)
     if not keepdim:
         picked, index = picked.squeeze(dim), index.squeeze(dim)
     np.copyto(values, picked)
