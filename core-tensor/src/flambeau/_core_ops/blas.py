@@ -22,13 +22,14 @@ def _fn(name: str) -> Any:
     return FUNCTIONS[name]
 
 
-def expand_check(shape: tuple, target: tuple) -> None:
+def expand_check(input: Tensor, target: tuple) -> None:
     """PyTorch's error when ``input`` cannot be expanded to the product's shape."""
+    shape = input._data.shape
     if len(shape) > len(target):
         raise RuntimeError(
-            f"The expanded size of the tensor ({target[0] if target else 1}) must match the existing size "
-            f"({shape[0]}) at non-singleton dimension 0.  Target sizes: {fmt_shape(target)}.  "
-            f"Tensor sizes: {fmt_shape(shape)}")
+            f"expand(torch.{type_name(input._dtype)}Tensor{{{fmt_shape(shape)}}}, size={fmt_shape(target)}): the "
+            f"number of sizes provided ({len(target)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(shape)})")
     offset = len(target) - len(shape)
     for i, size in enumerate(shape):
         if size != 1 and size != target[offset + i]:
@@ -77,7 +78,7 @@ def _addmm_meta(input: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha:
         _check_scalars(d, beta, alpha)
     shape = (s1[0], s2[1])
     if input._data.shape != shape:
-        expand_check(input._data.shape, shape)
+        expand_check(input, shape)
     return shape, d
 
 
@@ -112,7 +113,7 @@ def _addr_meta(input: Tensor, vec1: Tensor, vec2: Tensor, beta: Any = 1, alpha: 
                 raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
     _check_scalars(d, beta, alpha)
     shape = (vec1._data.shape[0], vec2._data.shape[0])
-    expand_check(input._data.shape, shape)
+    expand_check(input, shape)
     return shape, d
 
 
@@ -141,7 +142,7 @@ def _addbmm_meta(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Any = 1, a
     if input._dtype is _dtypes.bool:
         raise NotImplementedError("\"addbmm\" not implemented for 'Bool'")
     _check_scalars(input._dtype, beta, alpha)
-    expand_check(input._data.shape, (n, m))
+    expand_check(input, (n, m))
     return (n, m), input._dtype
 
 
@@ -154,7 +155,7 @@ def _baddbmm_meta(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Any = 1, 
     if input._dtype is _dtypes.bool:
         raise NotImplementedError("\"baddbmm_cpu\" not implemented for 'Bool'")
     _check_scalars(input._dtype, beta, alpha)
-    expand_check(input._data.shape, (b, n, m))
+    expand_check(input, (b, n, m))
     return (b, n, m), input._dtype
 
 
