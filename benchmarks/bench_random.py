@@ -2,7 +2,7 @@
 
 flambeau (``fb.rand(n)``), numpy (``Generator(PCG64).random(n, dtype=float32)`` /
 ``standard_normal``) and PyTorch (``torch.rand(n)``), interleaved. Each call allocates its result,
-as users write it. Run: ``python benchmarks/bench_random.py [--quick]``.
+as users write it. Run: ``python benchmarks/bench_random.py [--quick] [--threads N]`` (2 threads by default).
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import _harness  # noqa: E402
 from _harness import Library, Row, format_rows, interleave, load_libraries, rows_from  # noqa: E402
 
 SIZES = (100, 1_000_000)
@@ -50,5 +51,7 @@ def run(libs: list[Library], quick: bool = False) -> list[Row]:
 
 
 if __name__ == "__main__":
+    if "--threads" in sys.argv:
+        _harness.THREADS = int(sys.argv[sys.argv.index("--threads") + 1])
     libraries = load_libraries()
     print(format_rows(run(libraries, quick="--quick" in sys.argv)))

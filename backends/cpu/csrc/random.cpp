@@ -13,6 +13,7 @@ namespace flambeau {
 namespace {
 
 constexpr index_t kTile = 64;  // blocks generated at once, structure-of-arrays, so the rounds vectorise
+constexpr index_t kThreadedBlocks = index_t(1) << 20;  // fills of fewer blocks (4M float32) run on one thread
 
 // Philox4x32 with 10 rounds over kTile consecutive counters starting at `ctr`.
 FLAMBEAU_INLINE void philox_tile(std::uint64_t key, std::uint64_t ctr, index_t count, std::uint32_t (*out)[kTile]) {
@@ -252,13 +253,20 @@ void run(const py::array& out, std::uint64_t key, std::uint64_t offset, double a
   const index_t per = normal ? PerBlock<T>::normal : PerBlock<T>::uniform;
   const index_t blocks = (n + per - 1) / per;
   py::gil_scoped_release release;
-  // Chunks are whole tiles of blocks, so a chunk boundary never splits a block's elements.
-  parallel_chunks(blocks, kTile * 256, [&](index_t b0, index_t b1) {
+  auto fill = [&](index_t b0, index_t b1) {
     if (normal)
       normal_range<T>(data, n, key, offset, static_cast<T>(a), static_cast<T>(b), b0, b1);
     else
       uniform_range<T>(data, n, key, offset, static_cast<T>(a), static_cast<T>(b - a), b0, b1);
-  });
+  };
+  // One thread fills ~1 G samples/s, already faster than PyTorch's serial samplers; a team is woken
+  // only for large fills, where its gain outweighs the stalls a busy machine gives the slowest worker.
+  if (blocks < kThreadedBlocks) {
+    fill(0, blocks);
+    return;
+  }
+  // Chunks are whole tiles of blocks, so a chunk boundary never splits a block's elements.
+  parallel_chunks(blocks, kTile * 256, fill);
 }
 
 void philox_fill(const py::array& out, std::uint64_t key, std::uint64_t offset, double a, double b, bool normal) {

@@ -64,7 +64,7 @@ def test_thread_count_and_prefix_independence(dtype, normal):
         outs = []
         for threads in (1, 2):
             _C.set_num_threads(threads)
-            out = np.empty(1_000_003, dtype)
+            out = np.empty(4_400_003, dtype)  # past the one-thread limit (2**20 counter blocks)
             _C.philox_fill(out, 9, 4, 0.0, 1.0, normal)
             outs.append(out)
         np.testing.assert_array_equal(outs[0], outs[1])
