@@ -1,7 +1,7 @@
 """Pointwise catalogue: a fused op (``addcmul``), a binary math function (``hypot``) and a special
 function (``lgamma``), at 100 and 1M float32 elements, flambeau vs numpy/scipy vs PyTorch.
 
-Run: ``python benchmarks/bench_pointwise.py [--quick]`` (with PyTorch: from ``.venv-bench``).
+Run: ``python benchmarks/bench_pointwise.py [--quick] [--threads N]`` (with PyTorch: from ``.venv-bench``).
 Reports the median time per call and, for 1M elements, the throughput in Melem/s.
 """
 from __future__ import annotations
@@ -50,5 +50,14 @@ def run(libs: list[Library], quick: bool = False) -> list[Row]:
 
 
 if __name__ == "__main__":
-    quick = "--quick" in sys.argv
-    print(format_rows(run(load_libraries(), quick=quick)))
+    import argparse
+
+    import _harness
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter blocks")
+    parser.add_argument("--threads", type=int, default=_harness.THREADS, help="threads for every library")
+    args = parser.parse_args()
+    _harness.THREADS = args.threads
+    print(f"# threads: {args.threads}")
+    print(format_rows(run(load_libraries(), quick=args.quick)))
