@@ -170,3 +170,10 @@ def test_zeta_gradient_in_q_and_refusal_in_s(rng):
 def test_gradient_composite_is_differentiable(rng):
     x = make(rng, 4, 5, noncontig=True)
     check(lambda t: fb.gradient(t, spacing=0.5, edge_order=2)[1], x)
+
+
+def test_polygamma_inplace_on_a_non_leaf(rng):
+    x = make(rng, 2, 3, low=1.5, high=3, noncontig=True)
+    check(lambda t: (t * 1).polygamma_(1), x)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        x.polygamma_(1)

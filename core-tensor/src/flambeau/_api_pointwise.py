@@ -89,6 +89,10 @@ def _polygamma_method(self: Tensor, n: int) -> Tensor:
 
 
 def _polygamma_inplace(self: Tensor, n: int) -> Tensor:
+    if self.requires_grad:
+        # out= is not differentiable: copy_ records the in-place write, and the formula's saved input
+        # is a clone, which that write leaves intact
+        return self.copy_(FUNCTIONS["polygamma"](n, self.clone()))
     return FUNCTIONS["polygamma"](n, self, out=self)
 
 
