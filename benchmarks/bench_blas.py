@@ -1,7 +1,7 @@
 """BLAS and "other" headings: ``addmm`` (beta=0.5, alpha=2) and ``einsum('bij,bjk->bik')``, small
 (about 100 output elements) and large (about 1M output elements), float32, flambeau vs numpy vs PyTorch.
 
-Run: ``python benchmarks/bench_blas.py [--quick]`` (with PyTorch: from ``.venv-bench``).
+Run: ``python benchmarks/bench_blas.py [--quick] [--threads N]`` (with PyTorch: from ``.venv-bench``).
 Small sizes report the median time per call; large ones GFLOP/s (2 n m k flops per product).
 numpy's references are ``0.5 * c + 2 * (a @ b)`` and ``np.einsum(..., optimize=True)``.
 """
@@ -58,5 +58,14 @@ def run(libs: list[Library], quick: bool = False) -> list[Row]:
 
 
 if __name__ == "__main__":
-    quick = "--quick" in sys.argv
-    print(format_rows(run(load_libraries(), quick=quick)))
+    import argparse
+
+    import _harness
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter blocks")
+    parser.add_argument("--threads", type=int, default=_harness.THREADS, help="threads for every library")
+    args = parser.parse_args()
+    _harness.THREADS = args.threads
+    print(f"# threads: {args.threads}")
+    print(format_rows(run(load_libraries(), quick=args.quick)))
