@@ -128,3 +128,39 @@ def test_cdist_zero_distances_get_zero_gradient_in_both_modes(rng):
         grads.append(x.grad.numpy().copy())
     assert np.all(np.isfinite(grads[0]))
     assert np.allclose(grads[0], grads[1])
+
+
+def _numeric_complex_grad(loss, inputs, k, eps=1e-6):
+    """PyTorch's convention for a real loss of complex inputs: dL/dRe + i dL/dIm, by central differences."""
+    base = [x.detach().numpy().copy() for x in inputs]
+    grad = np.zeros_like(base[k])
+    for idx in np.ndindex(base[k].shape):
+        parts = []
+        for step in (eps, 1j * eps):
+            values = []
+            for sign in (1, -1):
+                moved = [b.copy() for b in base]
+                moved[k][idx] += sign * step
+                values.append(loss(*[fb.tensor(m) for m in moved]).item())
+            parts.append((values[0] - values[1]) / (2 * eps))
+        grad[idx] = parts[0] + 1j * parts[1]
+    return grad
+
+
+@pytest.mark.parametrize("op,shapes", [
+    (fb.addmm, [(2, 4), (2, 3), (3, 4)]),
+    (fb.addmv, [(2,), (2, 3), (3,)]),
+    (fb.addr, [(2, 3), (2,), (3,)]),
+    (fb.baddbmm, [(2, 2, 3), (2, 2, 4), (2, 4, 3)]),
+    (fb.addbmm, [(2, 3), (2, 2, 4), (2, 4, 3)]),
+])
+def test_complex_gradients_follow_pytorchs_conjugate_convention(rng, op, shapes):
+    inputs = [fb.tensor(rng.normal(size=s) + 1j * rng.normal(size=s)).requires_grad_() for s in shapes]
+
+    def loss(*xs):
+        r = op(*xs, beta=0.5 + 1j, alpha=2 - 1j)
+        return (r.real * r.real).sum() + (r.imag * 3).sum()
+
+    loss(*inputs).backward()
+    for k, x in enumerate(inputs):
+        assert np.allclose(x.grad.numpy(), _numeric_complex_grad(loss, inputs, k), atol=1e-5)

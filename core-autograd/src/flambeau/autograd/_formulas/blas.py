@@ -11,7 +11,15 @@ from ..formula import Formula
 
 
 def _scaled(t: Any, factor: Any) -> Any:
+    # PyTorch's convention for complex: the gradient is scaled by the conjugate of the factor
+    if isinstance(factor, complex):
+        factor = factor.conjugate()
     return t if factor == 1 else t * factor
+
+
+def _h(t: Any) -> Any:
+    """The conjugate of a complex tensor (real ones as they are): products' gradients use A^H."""
+    return t.conj() if t.is_complex() else t
 
 
 def _input_grad(ctx: Any, g: Any) -> Any:
@@ -20,38 +28,38 @@ def _input_grad(ctx: Any, g: Any) -> Any:
 
 def _addmm(ctx, g):
     _, a, b, beta, alpha = ctx.args
-    ga = _scaled(g.mm(b.t()), alpha) if ctx.needs(1) else None
-    gb = _scaled(a.t().mm(g), alpha) if ctx.needs(2) else None
+    ga = _scaled(g.mm(_h(b.t())), alpha) if ctx.needs(1) else None
+    gb = _scaled(_h(a.t()).mm(g), alpha) if ctx.needs(2) else None
     return _input_grad(ctx, g), ga, gb
 
 
 def _addmv(ctx, g):
     _, mat, vec, beta, alpha = ctx.args
-    gm = _scaled(g.unsqueeze(1) * vec, alpha) if ctx.needs(1) else None
-    gv = _scaled(mat.t().mv(g), alpha) if ctx.needs(2) else None
+    gm = _scaled(g.unsqueeze(1) * _h(vec), alpha) if ctx.needs(1) else None
+    gv = _scaled(_h(mat.t()).mv(g), alpha) if ctx.needs(2) else None
     return _input_grad(ctx, g), gm, gv
 
 
 def _addr(ctx, g):
     _, v1, v2, beta, alpha = ctx.args
     # the vectors may have another dtype than the (promoted) result: bring them to the gradient's
-    g1 = _scaled(g.mv(v2.to(g.dtype)), alpha) if ctx.needs(1) else None
-    g2 = _scaled(g.t().mv(v1.to(g.dtype)), alpha) if ctx.needs(2) else None
+    g1 = _scaled(g.mv(_h(v2.to(g.dtype))), alpha) if ctx.needs(1) else None
+    g2 = _scaled(g.t().mv(_h(v1.to(g.dtype))), alpha) if ctx.needs(2) else None
     return _input_grad(ctx, g), g1, g2
 
 
 def _addbmm(ctx, g):
     _, b1, b2, beta, alpha = ctx.args
     # every batch's product was added into the same (n, m) result: each gets the whole gradient
-    g1 = _scaled(g.unsqueeze(0).matmul(b2.transpose(1, 2)), alpha) if ctx.needs(1) else None
-    g2 = _scaled(b1.transpose(1, 2).matmul(g.unsqueeze(0)), alpha) if ctx.needs(2) else None
+    g1 = _scaled(g.unsqueeze(0).matmul(_h(b2.transpose(1, 2))), alpha) if ctx.needs(1) else None
+    g2 = _scaled(_h(b1.transpose(1, 2)).matmul(g.unsqueeze(0)), alpha) if ctx.needs(2) else None
     return _input_grad(ctx, g), g1, g2
 
 
 def _baddbmm(ctx, g):
     _, b1, b2, beta, alpha = ctx.args
-    g1 = _scaled(g.bmm(b2.transpose(1, 2)), alpha) if ctx.needs(1) else None
-    g2 = _scaled(b1.transpose(1, 2).bmm(g), alpha) if ctx.needs(2) else None
+    g1 = _scaled(g.bmm(_h(b2.transpose(1, 2))), alpha) if ctx.needs(1) else None
+    g2 = _scaled(_h(b1.transpose(1, 2)).bmm(g), alpha) if ctx.needs(2) else None
     return _input_grad(ctx, g), g1, g2
 
 
