@@ -67,9 +67,10 @@ class CpuBackend(Backend):
         return _random.DEFAULT
 
     def set_num_threads(self, n: int) -> None:
-        from . import _C
+        from . import _C, _threads
 
         _C.set_num_threads(n)
+        _threads.set_blas_threads(n)  # the matrix products run on numpy's/scipy's BLAS pools
 
     def get_num_threads(self) -> int:
         from . import _C

@@ -64,12 +64,22 @@ def finish_compute(op: OpDecl, dev: Any, table: Any, kernel: Any, args: tuple, n
         if rg:
             _engine.record(op, args, (result,), "functional", None)
         return result
-    outs = tuple(table.empty(shape, dt, dev) for shape, dt in spec)
-    kernel(*natives, out=outs)
-    results = tuple(wrap(o, dt, dev) for o, (_, dt) in zip(outs, spec))
+    if len(spec) == 2:  # values/indices and the like: written out, no generator frames
+        (s0, d0), (s1, d1) = spec
+        empty = table.empty
+        o0 = empty(s0, d0, dev)
+        o1 = empty(s1, d1, dev)
+        kernel(*natives, out=(o0, o1))
+        results = (wrap(o0, d0, dev), wrap(o1, d1, dev))
+    else:
+        empty = table.empty
+        outs = tuple([empty(shape, dt, dev) for shape, dt in spec])
+        kernel(*natives, out=outs)
+        results = tuple([wrap(o, dt, dev) for o, (_, dt) in zip(outs, spec)])
     if rg:
         _engine.record(op, args, results, "functional", None)
-    return _named(op, results)
+    cls = op.__dict__.get("_result_type") or _result_type(op)
+    return results if cls is tuple else _tuple_new(cls, results)
 
 
 def run_view(op: OpDecl, dev: Any, args: tuple, natives: tuple, rg: bool) -> Any:
@@ -111,13 +121,27 @@ def run_dynamic(op: OpDecl, dev: Any, args: tuple, natives: tuple, rg: bool) -> 
     return _named(op, results) if isinstance(produced, tuple) else results[0]
 
 
-def _named(op: OpDecl, results: tuple) -> Any:
+_tuple_new = tuple.__new__  # builds a named tuple from a tuple without its __new__'s Python frame
+
+
+def _result_type(op: OpDecl) -> type:
+    """The class of ``op``'s several-output result: its named tuple, or ``tuple`` for an op without
+    output names. Made at the op's first call (not at import: ~100 ops are declared then) and kept
+    on the declaration."""
     names = getattr(op, "output_names", None)
     if names:
         from ..return_types import for_op
 
-        return for_op(op.name, names)(*results)
-    return results
+        cls = for_op(op.name, names)
+    else:
+        cls = tuple
+    op.__dict__["_result_type"] = cls
+    return cls
+
+
+def _named(op: OpDecl, results: tuple) -> Any:
+    cls = op.__dict__.get("_result_type") or _result_type(op)
+    return results if cls is tuple else _tuple_new(cls, results)
 
 
 # -- writing into existing tensors (out= and in-place) ---------------------------------
@@ -247,6 +271,10 @@ def _without_kernel(op: OpDecl, dev: Any, args: tuple, out: Any, inplace: bool) 
     from ._registry import FUNCTIONS
 
     if op.composite is not None:
+        # the argument checks come first, as before a kernel: a composite built from other ops
+        # would otherwise fail inside them with their messages (or not at all)
+        if op.meta is not None:
+            op.meta(*args)
         result = op.composite(*args)
         if inplace:
             return FUNCTIONS["copy_"](args[0], result)

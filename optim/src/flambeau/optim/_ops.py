@@ -8,7 +8,6 @@ Kernels get the backends' native arrays in the same order, and also update them 
 """
 from __future__ import annotations
 
-import functools
 import inspect
 from typing import Any, Callable
 
@@ -41,18 +40,6 @@ def _meta(n_lists: int, check: bool) -> Callable[..., Any]:
     return meta
 
 
-def _checked(meta: Callable[..., Any], fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The composite as dispatched: the dispatcher runs the meta check only before a kernel, and
-    the single-tensor loop would zip mismatched lists silently, so check the arguments here too."""
-
-    @functools.wraps(fn)
-    def composite(*args: Any) -> None:
-        meta(*args)
-        fn(*args)
-
-    return composite
-
-
 def declarations() -> list[OpDecl]:
     decls = []
     for name, n_lists in _TENSOR_LISTS.items():
@@ -60,7 +47,7 @@ def declarations() -> list[OpDecl]:
         meta = _meta(n_lists, check=name != "optim_adafactor")
         decls.append(OpDecl(
             name, _signature(fn, n_lists), meta, kind=DYNAMIC,
-            composite=_checked(meta, fn), method=False, export=False, differentiable=False,
+            composite=fn, method=False, export=False, differentiable=False,
             doc=f"In-place multi-tensor update of {name[len('optim_'):]} (flambeau-optim); returns ().",
         ))
     return decls
