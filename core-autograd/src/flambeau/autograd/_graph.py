@@ -15,7 +15,8 @@ from flambeau._tensor import Tensor
 from flambeau.ops._decl import OPTIONAL_TENSOR_LIST, TENSOR_LIST, tensor_kind
 from flambeau.ops._registry import GRADIENTS, OPS
 
-from ._node import NO_EDGE, Node, SavedTensor, TensorMeta, _sequence, accumulator, edge, refresh_view
+from ._node import (NO_EDGE, STORAGE_BASE, Node, SavedTensor, TensorMeta, _sequence, accumulator, diff_base, edge,
+                    refresh_view)
 from .formula import Formula
 from .grad_mode import ANOMALY, STATE
 
@@ -250,7 +251,7 @@ class Recorder:
         if fast is not None and len(outputs) == 1 and pre is None:
             fast(args, outputs)
             if mode == "view":
-                self._mark_views(outputs)
+                self._mark_views(args, outputs)
             return
         node = self._make_node(info, args, outputs, pre)
         if len(outputs) == 1:
@@ -268,7 +269,7 @@ class Recorder:
                     r._autograd = TensorMeta(nr)
             nr += 1
         if mode == "view":
-            self._mark_views(outputs)
+            self._mark_views(args, outputs)
 
     def _make_node(self, info: OpInfo, args: tuple, outputs: tuple, pre: Any) -> Node:
         if info.list_params:
@@ -382,17 +383,17 @@ class Recorder:
                 )
             return None
         o = outs[0]
+        base = diff_base(o)  # a detach() alias shares storage but is no differentiable view
         if o._requires_grad and o.grad_fn is None:
-            if o._base is None:
+            if base is None:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        base = o._base
         if base is not None and base._requires_grad and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
         if not _any_requires_grad(args) and not o._requires_grad:
             return None
         info = info_for(op)
         pre = {}
-        root = o if base is None else base
+        root = o if o._base is None else o._base  # what the write overwrites is a matter of storage
         for a in info.save_idx:
             v = args[a]
             if isinstance(v, Tensor) and (v is o or (v._base if v._base is not None else v) is root):
@@ -402,7 +403,7 @@ class Recorder:
     def _record_inplace(self, info: OpInfo, args: tuple, o: Tensor, pre: Any) -> None:
         if not (o._dtype.is_floating_point or o._dtype.is_complex):
             return
-        base = o._base
+        base = diff_base(o)
         node = self._make_node(info, args, (o,), pre)
         if all(e[0] is None for e in node.next_functions):
             return
@@ -426,13 +427,22 @@ class Recorder:
             base._autograd.output_nr = 0
         view_of_base(base, o)  # the view's history is now "a strided view of the updated base"
 
-    def _mark_views(self, outputs: tuple) -> None:
+    def _mark_views(self, args: tuple, outputs: tuple) -> None:
+        src = args[0]
+        # a view of a detach() alias is a differentiable view of the alias, not of the storage base
+        own = None
+        if isinstance(src, Tensor) and src._base is not None:
+            sm = src._autograd
+            if sm is not None and sm.diff_base is not STORAGE_BASE:
+                own = src if sm.diff_base is None else sm.diff_base
         for r in outputs:
             if r._base is not None and r.grad_fn is not None:
                 m = r._autograd
                 if m is None:
                     m = r._autograd = TensorMeta()
                 m.view_version = r._version[0]
+                if own is not None:
+                    m.diff_base = own
 
     def record_device_copy(self, src: Tensor, dst: Tensor) -> None:
         if not STATE.enabled:

@@ -24,18 +24,43 @@ FREED_MESSAGE = (
 )
 
 
+STORAGE_BASE: Any = object()  # TensorMeta.diff_base when the differentiable base is ``_base`` itself
+
+
 class TensorMeta:
     """Per-tensor autograd state kept in ``Tensor._autograd`` (only for tensors that need it)."""
 
-    __slots__ = ("output_nr", "accumulator", "hooks", "post_hooks", "retains_grad", "view_version", "__weakref__")
+    __slots__ = ("output_nr", "accumulator", "hooks", "post_hooks", "retains_grad", "view_version", "diff_base",
+                 "__weakref__")
 
     def __init__(self, output_nr: int = 0) -> None:
         self.output_nr = output_nr
         self.view_version: int | None = None  # a view's version when its grad_fn was set
+        # The tensor this one is a differentiable view of, when that is not its storage base
+        # ``_base``: None for a ``detach()`` alias (it shares storage but starts a new history),
+        # the alias for a view taken of such an alias.
+        self.diff_base: Any = STORAGE_BASE
         self.accumulator: Any = None  # the leaf's AccumulateGrad
         self.hooks: dict[int, Callable] = {}
         self.post_hooks: dict[int, Callable] = {}
         self.retains_grad = False
+
+
+def diff_base(t: Tensor) -> Tensor | None:
+    """The tensor ``t`` is a differentiable view of (None when it is not one).
+
+    ``_base`` says which storage ``t`` shares; autograd's question is whose history an in-place
+    write through ``t`` changes. They differ for ``detach()`` aliases (a view for storage only,
+    as in PyTorch) and the views taken of them.
+    """
+    b = t._base
+    if b is None:
+        return None
+    m = t._autograd
+    if m is None:
+        return b
+    d = m.diff_base
+    return b if d is STORAGE_BASE else d
 
 
 def meta_of(t: Tensor) -> TensorMeta:
@@ -262,9 +287,9 @@ def refresh_view(t: Tensor) -> None:
     m = t._autograd
     if m is None or m.view_version is None or m.view_version == t._version[0]:
         return
-    base = t._base
+    base = diff_base(t)
     m.view_version = t._version[0]
-    if base._requires_grad:
+    if base is not None and base._requires_grad:
         from ._graph import view_of_base
 
         view_of_base(base, t)

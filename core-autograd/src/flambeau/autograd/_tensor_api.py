@@ -101,6 +101,22 @@ def _grad_accumulator(self: Tensor) -> Any:
     return accumulator(self)
 
 
+_core_detach = Tensor.detach
+
+
+def detach(self: Tensor) -> Tensor:
+    """A new tensor sharing this one's data and version counter, outside the autograd graph.
+
+    As in PyTorch it is a view for storage purposes only: an in-place op on it (a leaf that
+    requires grad after ``requires_grad_()``) is refused like on any leaf, and never rewrites
+    the history of the tensor it was detached from.
+    """
+    out = _core_detach(self)
+    if out._base is not None:
+        meta_of(out).diff_base = None
+    return out
+
+
 def install() -> None:
     """Attach the autograd-only Tensor API and put the grad modes on ``flambeau``."""
     from . import grad_mode
@@ -113,6 +129,7 @@ def install() -> None:
     Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
     Tensor.output_nr = property(_output_nr)
     Tensor._grad_accumulator = _grad_accumulator
+    Tensor.detach = detach
     for name in ("no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
                  "is_inference_mode_enabled"):
         setattr(flambeau, name, getattr(grad_mode, name))
