@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import _threads
+
 
 def _scalar(value: Any, out: np.ndarray) -> Any:
     """``value`` as the output's kind of number (PyTorch casts alpha and beta to the result dtype)."""
@@ -78,6 +80,7 @@ def _gemms() -> dict[np.dtype, Any]:
         else:
             _GEMM = {np.dtype(np.float32): blas.sgemm, np.dtype(np.float64): blas.dgemm,
                      np.dtype(np.complex64): blas.cgemm, np.dtype(np.complex128): blas.zgemm}
+            _threads.reapply()  # scipy's OpenBLAS has just been loaded: give it set_num_threads' count
     return _GEMM
 
 
