@@ -305,6 +305,9 @@ def _conform(node: Node, i: int, g: Tensor, meta: tuple) -> Tensor:
                 f"[{', '.join(map(str, shape))}]"
             )
         g = sum_to(g, shape)
+    if g._dtype.is_complex and not dtype.is_complex:
+        # a real input of a complex computation gets the real part (PyTorch's convention)
+        g = g.real
     if g._dtype is not dtype:
         g = g.to(dtype)
     return g

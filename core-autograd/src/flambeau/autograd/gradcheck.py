@@ -76,6 +76,45 @@ def _analytical_jacobian(inputs: tuple, outputs: tuple) -> list:
     return jac
 
 
+def _real_view(func: Callable, inputs: tuple) -> tuple[Callable, tuple] | None:
+    """``func`` seen as a function of real tensors with real outputs, or None when it is one.
+
+    A complex input that requires grad becomes two float inputs (its real and imaginary parts),
+    a complex output two outputs. The real Jacobian of that function is what PyTorch's convention
+    for complex gradients (``grad = dL/dRe + i dL/dIm`` for a real ``L``) is equivalent to, so
+    checking it checks the complex backward formulas, through ``complex``/``real``/``imag``.
+    """
+    import flambeau
+
+    complex_in = [isinstance(x, Tensor) and x._requires_grad and x._dtype.is_complex for x in inputs]
+    if not any(complex_in) and not any(o._dtype.is_complex for o in _float_outputs(func(*inputs))):
+        return None
+    flat: list = []
+    for x, is_c in zip(inputs, complex_in):
+        if is_c:
+            with flambeau.no_grad():
+                parts = (x.real.clone(), x.imag.clone())
+            flat += [p.requires_grad_(True) for p in parts]
+        else:
+            flat.append(x)
+
+    def real_func(*args: Any) -> tuple:
+        rebuilt, k = [], 0
+        for is_c in complex_in:
+            if is_c:
+                rebuilt.append(flambeau.complex(args[k], args[k + 1]))
+                k += 2
+            else:
+                rebuilt.append(args[k])
+                k += 1
+        outs: list = []
+        for o in _float_outputs(func(*rebuilt)):
+            outs += [o.real, o.imag] if o._dtype.is_complex else [o]
+        return tuple(outs)
+
+    return real_func, tuple(flat)
+
+
 def _fail(message: str, raise_exception: bool) -> bool:
     if raise_exception:
         raise GradcheckError(message)
@@ -91,7 +130,8 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
 
     Each input that requires grad is perturbed by ``±eps`` element by element; the resulting
     numerical Jacobian must match the one backward computes: ``|a - n| <= atol + rtol * |n|``.
-    Use float64 inputs.
+    Use float64 or complex128 inputs: complex inputs and outputs are checked through their real and
+    imaginary parts (PyTorch's convention: the gradient of a real ``L`` is ``dL/dRe + i dL/dIm``).
 
     Args:
         func: a function of ``inputs`` returning a Tensor or a tuple of Tensors.
@@ -120,6 +160,9 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
                 f"Input #{i} requires gradient and is not a double precision floating point or complex. "
                 "This check will likely fail if all the inputs are not of double precision floating point or "
                 "complex. ", UserWarning, stacklevel=2)
+    split = _real_view(func, tupled)
+    if split is not None:  # complex inputs/outputs: their real and imaginary parts are checked apart
+        func, tupled = split
     out = func(*tupled)
     outputs = _float_outputs(out)
     if not outputs:
@@ -179,8 +222,11 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
         made = []
         for o in outputs:
             data = rng.standard_normal(tuple(o.shape)) if len(o.shape) else np.array(rng.standard_normal())
+            if o._dtype.is_complex:
+                data = data + 1j * (rng.standard_normal(tuple(o.shape)) if len(o.shape)
+                                    else np.array(rng.standard_normal()))
             if gen_non_contig_grad_outputs and len(o.shape):
-                wide = np.zeros(tuple(o.shape) + (2,))
+                wide = np.zeros(tuple(o.shape) + (2,), dtype=data.dtype)
                 wide[..., 0] = data
                 t = flambeau.tensor(wide, dtype=o._dtype, device=o._device).select(-1, 0)
             else:

@@ -67,3 +67,17 @@ def zeros(shape: Sequence[int], like: Tensor) -> Tensor:
 
 def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
+
+
+def conj(x: Any) -> Any:
+    """The complex conjugate of a tensor or Python number; real ones are returned as they are,
+    without an op, so that real-valued backward passes cost nothing more.
+
+    Products' and quotients' gradients use the conjugates of the other factors: PyTorch's
+    convention for complex autograd (the gradient of a real ``L`` is ``dL/dRe + i dL/dIm``).
+    """
+    if x.__class__ is Tensor or isinstance(x, Tensor):
+        return x.conj_physical() if x._dtype.is_complex else x
+    if isinstance(x, complex):
+        return x.conjugate()
+    return x

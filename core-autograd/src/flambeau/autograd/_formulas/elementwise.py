@@ -7,7 +7,7 @@ from typing import Any
 from flambeau._tensor import Tensor
 
 from ..formula import Formula
-from ._helpers import zeros_like
+from ._helpers import conj, zeros_like
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -30,15 +30,15 @@ def _sub(ctx, g):
 
 def _mul(ctx, g):
     x, y = ctx.args
-    return (g * y if ctx.needs(0) else None), (g * x if ctx.needs(1) else None)
+    return (g * conj(y) if ctx.needs(0) else None), (g * conj(x) if ctx.needs(1) else None)
 
 
 def _div(ctx, g):
     x, y, mode = ctx.args
     if mode is not None:
         return (zeros_like(g) if ctx.needs(0) else None), (zeros_like(g) if ctx.needs(1) else None)
-    gx = g / y if ctx.needs(0) else None
-    gy = -g * x / (y * y) if ctx.needs(1) else None
+    gx = g / conj(y) if ctx.needs(0) else None
+    gy = -g * conj(x) / conj(y * y) if ctx.needs(1) else None
     return gx, gy
 
 
@@ -133,9 +133,9 @@ def _clamp(ctx, g):
 
 def _lerp(ctx, g):
     x, end, w = ctx.args
-    gx = g * (1 - w) if ctx.needs(0) else None
-    gend = g * w if ctx.needs(1) else None
-    gw = g * (end - x) if ctx.needs(2) else None
+    gx = g * conj(1 - w) if ctx.needs(0) else None
+    gend = g * conj(w) if ctx.needs(1) else None
+    gw = g * conj(end - x) if ctx.needs(2) else None
     return gx, gend, gw
 
 
@@ -145,7 +145,8 @@ def _zero(ctx, g):
 
 U = {  # unary formulas: name -> (fn, save input, save result)
     "neg": (lambda c, g: -g, (), False),
-    "abs": (lambda c, g: g * c.args[0].sign(), ("input",), False),
+    "abs": (lambda c, g: g * (c.args[0].sgn() if c.args[0]._dtype.is_complex else c.args[0].sign()), ("input",),
+            False),
     "sign": (_zero, (), False),
     "round": (_zero, (), False),
     "floor": (_zero, (), False),

@@ -1,32 +1,34 @@
-"""Backward formulas of the matrix products."""
+"""Backward formulas of the matrix products (complex operands: conjugate transposes, ``grad @ B^H``)."""
 from __future__ import annotations
 
 from ..formula import Formula
 from flambeau._core_ops.linalg import matmul_shape
 
-from ._helpers import sum_to
+from ._helpers import conj, sum_to
 
 
 def _mm(ctx, g):
     a, b = ctx.args
-    return (g.mm(b.t()) if ctx.needs(0) else None), (a.t().mm(g) if ctx.needs(1) else None)
+    return (g.mm(conj(b.t())) if ctx.needs(0) else None), (conj(a.t()).mm(g) if ctx.needs(1) else None)
 
 
 def _bmm(ctx, g):
     a, b = ctx.args
-    return (g.bmm(b.transpose(1, 2)) if ctx.needs(0) else None), (a.transpose(1, 2).bmm(g) if ctx.needs(1) else None)
+    ga = g.bmm(conj(b.transpose(1, 2))) if ctx.needs(0) else None
+    gb = conj(a.transpose(1, 2)).bmm(g) if ctx.needs(1) else None
+    return ga, gb
 
 
 def _mv(ctx, g):
     a, v = ctx.args
-    ga = g.unsqueeze(1).mm(v.unsqueeze(0)) if ctx.needs(0) else None
-    gv = a.t().mv(g) if ctx.needs(1) else None
+    ga = g.unsqueeze(1).mm(conj(v).unsqueeze(0)) if ctx.needs(0) else None
+    gv = conj(a.t()).mv(g) if ctx.needs(1) else None
     return ga, gv
 
 
 def _dot(ctx, g):
     a, b = ctx.args
-    return (g * b if ctx.needs(0) else None), (g * a if ctx.needs(1) else None)
+    return (g * conj(b) if ctx.needs(0) else None), (g * conj(a) if ctx.needs(1) else None)
 
 
 def _matmul(ctx, g):
@@ -38,10 +40,10 @@ def _matmul(ctx, g):
     ga = gb = None
     if ctx.needs(0):
         b2 = b.reshape(b2_shape)
-        ga = sum_to(g2.matmul(b2.transpose(-1, -2)), a2_shape).reshape(a_shape)
+        ga = sum_to(g2.matmul(conj(b2.transpose(-1, -2))), a2_shape).reshape(a_shape)
     if ctx.needs(1):
         a2 = a.reshape(a2_shape)
-        gb = sum_to(a2.transpose(-1, -2).matmul(g2), b2_shape).reshape(b_shape)
+        gb = sum_to(conj(a2.transpose(-1, -2)).matmul(g2), b2_shape).reshape(b_shape)
     return ga, gb
 
 

@@ -8,7 +8,7 @@ import math
 from flambeau._tensor import Tensor
 
 from ..formula import Formula
-from ._helpers import zeros_like
+from ._helpers import conj, zeros_like
 
 _LN2 = math.log(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -33,15 +33,15 @@ def _fn(name: str):
 
 def _addcmul(ctx, g):
     _, t1, t2, value = ctx.args
-    gv = g if value == 1 else g * value
-    return g, (gv * t2 if ctx.needs(1) else None), (gv * t1 if ctx.needs(2) else None)
+    gv = g if value == 1 else g * conj(value)
+    return g, (gv * conj(t2) if ctx.needs(1) else None), (gv * conj(t1) if ctx.needs(2) else None)
 
 
 def _addcdiv(ctx, g):
     _, t1, t2, value = ctx.args
-    gv = g if value == 1 else g * value
-    g1 = gv / t2 if ctx.needs(1) else None
-    g2 = -gv * t1 / (t2 * t2) if ctx.needs(2) else None
+    gv = g if value == 1 else g * conj(value)
+    g1 = gv / conj(t2) if ctx.needs(1) else None
+    g2 = -gv * conj(t1) / conj(t2 * t2) if ctx.needs(2) else None
     return g, g1, g2
 
 
@@ -77,7 +77,32 @@ def _logit(ctx, g):
 
 
 def _imag(ctx, g):
+    # imag(z) = (z - conj z) / 2i: a real L's gradient dL/dRe + i dL/dIm is i * g (mul's formula
+    # conjugates the scalar, which makes the second derivative right too)
     return g * 1j
+
+
+def _sgn(ctx, g):
+    x = ctx.args[0]
+    if not x._dtype.is_complex:
+        return zeros_like(g)
+    # s = z / |z| is not holomorphic: grad = (g - s^2 conj(g)) / (2 |z|), 0 where z == 0
+    fb = _fb()
+    s = ctx.result
+    r = x.abs()
+    zero = r == 0
+    return fb.where(zero, 0.0, (g - s * s * g.conj()) / (fb.where(zero, 1.0, r) * 2))
+
+
+def _angle(ctx, g):
+    x = ctx.args[0]
+    if not x._dtype.is_complex:
+        return zeros_like(g)
+    # atan2(Im z, Re z): d/dRe = -Im/|z|^2, d/dIm = Re/|z|^2, i.e. grad = g * i z / |z|^2
+    fb = _fb()
+    r2 = x.real * x.real + x.imag * x.imag
+    zero = r2 == 0
+    return fb.where(zero, 0.0, g * x * 1j / fb.where(zero, 1.0, r2))
 
 
 # -- binary ----------------------------------------------------------------------------
@@ -195,8 +220,8 @@ def _igamma(sign: float):
 
 
 U = {  # name -> (fn, save, result)
-    "sgn": (_zero, (), False),
-    "angle": (_zero, (), False),
+    "sgn": (_sgn, ("input",), True),
+    "angle": (_angle, ("input",), False),
     "conj_physical": (lambda c, g: g.conj_physical(), (), False),
     "deg2rad": (lambda c, g: g * (math.pi / 180.0), (), False),
     "rad2deg": (lambda c, g: g * (180.0 / math.pi), (), False),
