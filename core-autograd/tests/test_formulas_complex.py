@@ -143,3 +143,24 @@ def test_real_gradients_unchanged_and_free_of_conj_calls(rng, monkeypatch):
     assert calls == []
     np.testing.assert_allclose(a.grad.numpy(), (2 * (a.detach().mm(b.detach())).mm(b.detach().t())
                                                 + 1 / (b.detach().t() + 2)).numpy())
+
+
+HOLOMORPHIC = ["reciprocal", "square", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
+               "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+               "sigmoid"]
+
+
+@pytest.mark.parametrize("name", HOLOMORPHIC)
+def test_holomorphic_unary(rng, name):
+    # away from branch cuts and poles: real parts in [0.2, 0.6], imaginary parts in [0.1, 0.4]
+    data = rng.uniform(0.2, 0.6, size=3) + 1j * rng.uniform(0.1, 0.4, size=3)
+    z = fb.tensor(data, dtype=fb.complex128, requires_grad=True)
+    check(lambda t: getattr(t, name)(), z)
+
+
+def test_pow(rng):
+    z, e = cmake(rng, 3) + 1.5, cmake(rng, 3)
+    check(lambda t: t.pow(3), z)
+    check(lambda t: t.pow(-0.5), z)
+    check(lambda t: t.pow(1.5 - 0.5j), z)
+    check(lambda t, u: t.pow(u), z, e)

@@ -59,6 +59,8 @@ def _fmod(ctx, g):
 def _pow(ctx, g):
     x, e = ctx.args
     gx = gy = None
+    if g._dtype.is_complex:
+        return _pow_complex(ctx, g, x, e)
     if not isinstance(e, Tensor):
         if e == 0:
             return zeros_like(g)
@@ -70,6 +72,19 @@ def _pow(ctx, g):
         import flambeau
 
         gy = g * flambeau.where((x == 0) & (e >= 0), 0.0, x.pow(e) * x.log())
+    return gx, gy
+
+
+def _pow_complex(ctx, g, x, e):
+    # z ** e is holomorphic in z and in e: the gradients take the conjugated derivatives
+    import flambeau
+
+    if not isinstance(e, Tensor):
+        return zeros_like(g) if e == 0 else g * conj(x.pow(e - 1) * e)
+    gx = _mask_zero_exponent(g * conj(x.pow(e - 1) * e), e) if ctx.needs(0) else None
+    gy = None
+    if ctx.needs(1):
+        gy = g * conj(flambeau.where(x == 0, 0.0, x.pow(e) * x.log()))
     return gx, gy
 
 
@@ -182,6 +197,24 @@ U = {  # unary formulas: name -> (fn, save input, save result)
 }
 
 
+# Holomorphic with real Taylor coefficients: conj(f'(z)) == f'(conj z). PyTorch's convention wants
+# grad * conj(f'(z)), which is conj(formula(conj(grad))) for these formulas (linear in grad).
+_HOLOMORPHIC = frozenset({
+    "reciprocal", "square", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin",
+    "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid",
+})
+
+
+def _conjugated(fn):
+    def complex_aware(ctx, g):
+        if not g._dtype.is_complex:
+            return fn(ctx, g)
+        return conj(fn(ctx, g.conj_physical()))
+
+    complex_aware.__name__ = getattr(fn, "__name__", "formula")
+    return complex_aware
+
+
 def formulas() -> dict[str, Formula]:
     table = {
         "add": Formula(_add),
@@ -200,5 +233,5 @@ def formulas() -> dict[str, Formula]:
         "lerp": Formula(_lerp, save=("input", "end", "weight")),
     }
     for name, (fn, save, result) in U.items():
-        table[name] = Formula(fn, save=save, result=result)
+        table[name] = Formula(_conjugated(fn) if name in _HOLOMORPHIC else fn, save=save, result=result)
     return table
