@@ -423,14 +423,23 @@ class Tensor:
         return tensor(data, dtype=dtype or self._dtype, device=device or self._device, requires_grad=requires_grad)
 
     def __getitem__(self, index: Any) -> "Tensor":
-        from ._indexing import getitem
-
-        return getitem(self, index)
+        return (_indexing or _import_indexing()).getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        from ._indexing import setitem
+        (_indexing or _import_indexing()).setitem(self, index, value)
 
-        setitem(self, index, value)
+
+#: flambeau._indexing once the first index has imported it (it imports this module, so it cannot
+#: be imported at the top; importing it inside __getitem__ cost a few hundred ns per ``t[i]``).
+_indexing: Any = None
+
+
+def _import_indexing() -> Any:
+    global _indexing
+    from . import _indexing as module
+
+    _indexing = module
+    return module
 
 
 _new = object.__new__

@@ -9,6 +9,10 @@ from flambeau.plugins import Backend
 
 from . import _random, _storage
 
+# Bound once: numpy's module __getattr__ keeps ``np.empty`` from Python's attribute cache, and the
+# allocator runs for every op's result.
+_np_empty = np.empty
+
 
 class CpuBackend(Backend):
     """Tensors in host memory, held as numpy arrays."""
@@ -24,7 +28,8 @@ class CpuBackend(Backend):
         return _random.DEFAULT.numpy
 
     def empty(self, shape: tuple[int, ...], dtype: _dtypes.dtype, device: Any) -> np.ndarray:
-        return np.empty(shape, dtype._np if dtype._np is not None else dtype.numpy_dtype)
+        np_dtype = dtype._np
+        return _np_empty(shape, np_dtype if np_dtype is not None else dtype.numpy_dtype)
 
     def full(self, shape, fill_value, dtype, device):
         if hasattr(fill_value, "_data"):

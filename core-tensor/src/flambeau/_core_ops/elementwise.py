@@ -12,11 +12,35 @@ from ..ops.meta import (binary_result_type, broadcast, broadcast_shapes, is_inte
 BINARY = "(input: Tensor, other: TensorOrScalar)"
 
 
-def _binary_meta(input: Any, other: Any) -> tuple:
+# The fast path of _binary_meta and _add_meta, written out in each (a helper call is a sizeable
+# part of a 1-element op): a tensor (``input`` always is one: the op function checked it) with a
+# same-shape tensor of its dtype, or with a Python scalar of its category, gives input's shape and
+# dtype with nothing to check. A Tensor subclass as ``other``, other dtypes or shapes, and alpha
+# take the general path with its errors.
+def _binary_meta(input: Tensor, other: Any) -> tuple:
+    dt = input._dtype  # the fast path (above)
+    t = type(other)
+    if t is Tensor:
+        if other._dtype is dt:
+            shape = input._data.shape
+            if other._data.shape == shape:
+                return shape, dt
+    elif (t is float and dt._category == _dtypes._FLOAT) or (t is int and dt._category >= _dtypes._INT):
+        return input._data.shape, dt
     return broadcast(input, other), binary_result_type(input, other)
 
 
-def _add_meta(input: Any, other: Any, alpha: Any = 1) -> tuple:
+def _add_meta(input: Tensor, other: Any, alpha: Any = 1) -> tuple:
+    if alpha == 1:  # the fast path (above)
+        dt = input._dtype
+        t = type(other)
+        if t is Tensor:
+            if other._dtype is dt:
+                shape = input._data.shape
+                if other._data.shape == shape:
+                    return shape, dt
+        elif (t is float and dt._category == _dtypes._FLOAT) or (t is int and dt._category >= _dtypes._INT):
+            return input._data.shape, dt
     dt = binary_result_type(input, other)
     if alpha != 1:
         if isinstance(alpha, float) and is_integral(dt):
@@ -99,11 +123,20 @@ def _pow_meta(input: Any, exponent: Any) -> tuple:
     return broadcast(input, exponent), dt
 
 
-def _compare_meta(input: Any, other: Any) -> tuple:
+def _compare_meta(input: Tensor, other: Any) -> tuple:
+    if type(other) is Tensor:  # same shapes first, as in _binary_meta
+        shape = input._data.shape
+        if other._data.shape == shape:
+            return shape, _dtypes.bool
     return broadcast(input, other), _dtypes.bool
 
 
-def _ordered_compare_meta(input: Any, other: Any) -> tuple:
+def _ordered_compare_meta(input: Tensor, other: Any) -> tuple:
+    dt = input._dtype
+    if type(other) is Tensor and other._dtype is dt and dt._category != _dtypes._COMPLEX:  # as in _binary_meta
+        shape = input._data.shape
+        if other._data.shape == shape:
+            return shape, _dtypes.bool
     if binary_result_type(input, other).is_complex:
         raise RuntimeError("comparison is not supported for complex tensors")
     return broadcast(input, other), _dtypes.bool

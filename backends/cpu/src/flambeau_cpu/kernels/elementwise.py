@@ -6,6 +6,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._quiet import quiet
+
 
 def _is_int(x: Any) -> bool:
     kind = x.dtype.kind if isinstance(x, np.ndarray) else ("i" if isinstance(x, int) else "f")
@@ -20,6 +22,7 @@ def _check_int_divisor(input: Any, other: Any) -> None:
 
 # casting="unsafe": a 0-d operand of a wider dtype of the same category (uint8 tensor + int32 0-d
 # tensor) does not widen the result, as in PyTorch; numpy computes wider, then stores narrower.
+@quiet  # numpy's floating-point warnings (inf - inf, x / 0...): PyTorch gives inf/nan silently
 def add(input, other, alpha, out):
     if alpha == 1:
         np.add(input, other, out=out, casting="unsafe")
@@ -27,6 +30,7 @@ def add(input, other, alpha, out):
         np.add(input, np.multiply(other, alpha), out=out, casting="unsafe")
 
 
+@quiet
 def sub(input, other, alpha, out):
     if alpha == 1:
         np.subtract(input, other, out=out, casting="unsafe")
@@ -34,10 +38,12 @@ def sub(input, other, alpha, out):
         np.subtract(input, np.multiply(other, alpha), out=out, casting="unsafe")
 
 
+@quiet
 def mul(input, other, out):
     np.multiply(input, other, out=out, casting="unsafe")
 
 
+@quiet
 def div(input, other, rounding_mode, out):
     if rounding_mode is None:
         np.true_divide(input, other, out=out, casting="unsafe")
@@ -54,6 +60,7 @@ def div(input, other, rounding_mode, out):
         np.floor(np.true_divide(input, other), out=out, casting="unsafe")
 
 
+@quiet
 def floor_divide(input, other, out):
     if out.dtype.kind in "iu":
         _check_int_divisor(input, other)
@@ -62,18 +69,21 @@ def floor_divide(input, other, out):
         np.floor(np.true_divide(input, other), out=out, casting="unsafe")
 
 
+@quiet
 def remainder(input, other, out):
     if out.dtype.kind in "iu":
         _check_int_divisor(input, other)
     np.remainder(input, other, out=out, casting="unsafe")
 
 
+@quiet
 def fmod(input, other, out):
     if out.dtype.kind in "iu":
         _check_int_divisor(input, other)
     np.fmod(input, other, out=out, casting="unsafe")
 
 
+@quiet
 def pow(input, exponent, out):
     if out.dtype.kind in "iu" and isinstance(exponent, np.ndarray) and exponent.dtype.kind == "i" \
             and np.any(exponent < 0):
@@ -93,10 +103,12 @@ def atan2(input, other, out):
     np.arctan2(input, other, out=out, casting="unsafe")
 
 
+@quiet
 def maximum(input, other, out):
     np.maximum(input, other, out=out, casting="unsafe")
 
 
+@quiet
 def minimum(input, other, out):
     np.minimum(input, other, out=out, casting="unsafe")
 
@@ -115,6 +127,7 @@ def clamp(input, min, max, out):
         np.minimum(np.maximum(input, min), max, out=out, casting="unsafe")
 
 
+@quiet
 def lerp(input, end, weight, out):
     diff = np.subtract(end, input)
     weight = np.asarray(weight)
@@ -136,10 +149,12 @@ def sign(input, out):
     np.sign(input, out=out)
 
 
+@quiet
 def reciprocal(input, out):
     np.true_divide(1.0, input, out=out, casting="unsafe")
 
 
+@quiet
 def square(input, out):
     np.multiply(input, input, out=out, casting="unsafe")
 
@@ -160,6 +175,7 @@ def _integer_identity(ufunc: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
+@quiet
 def frac(input, out):
     np.subtract(input, np.trunc(input), out=out)
 
@@ -175,10 +191,12 @@ def _float_unary(ufunc: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
+@quiet
 def rsqrt(input, out):
     np.true_divide(1.0, np.sqrt(input, dtype=out.dtype if out.dtype.kind != "V" else None), out=out, casting="unsafe")
 
 
+@quiet
 def sigmoid(input, out):
     x = np.asarray(input, dtype=out.dtype) if input.dtype != out.dtype else input
     if x.dtype.kind == "c":  # the -|x| trick below is for real inputs only
@@ -228,7 +246,7 @@ for _name, _ufunc in {
     "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh,
     "acosh": np.arccosh, "atanh": np.arctanh,
 }.items():
-    KERNELS[_name] = _float_unary(_ufunc)
+    KERNELS[_name] = quiet(_float_unary(_ufunc))  # log(0), sqrt(-1), exp(1000)... without numpy's warnings
 for _name, _ufunc in {
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
     "ge": np.greater_equal, "logical_and": np.logical_and, "logical_or": np.logical_or,

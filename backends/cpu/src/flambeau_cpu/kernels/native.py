@@ -55,11 +55,28 @@ def _try_binary(code: int, input: Any, other: Any, out: np.ndarray, alpha: Any, 
     return _binary(code, input, other, out, alpha)
 
 
-def _arith(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
+# Below GRAIN the binary kernels call numpy's ufunc themselves (what the numpy kernel would do),
+# sparing a Python call: on a 1-element tensor that call is a sizeable part of the whole op. They
+# first try numpy's default casting, which passes whenever the operands' dtypes make out's (and is
+# checked before anything is written); PyTorch's result dtype for a wider 0-d operand of the same
+# category (uint8 tensor + int32 0-d tensor -> uint8) needs the "unsafe" retry. Passing
+# casting= on every call would cost about a tenth of a 1-element add.
+def _arith(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc | None = None) -> Callable[..., Any]:
+    """A binary kernel: C++ above GRAIN, else ``ufunc`` straight when given, else ``numpy_kernel``
+    (maximum and minimum: their numpy kernels silence the warning about NaN)."""
     code = _BIN[name]
 
     def kernel(input, other, out):
-        if out.size >= GRAIN and _try_binary(code, input, other, out, 1, None):
+        if out.size < GRAIN:
+            if ufunc is None:
+                numpy_kernel(input, other, out)
+                return
+            try:
+                ufunc(input, other, out)
+            except TypeError:
+                ufunc(input, other, out, casting="unsafe")
+            return
+        if _try_binary(code, input, other, out, 1, None):
             return
         numpy_kernel(input, other, out)
 
@@ -67,11 +84,17 @@ def _arith(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
-def _comparison(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
+def _comparison(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc) -> Callable[..., Any]:
     code = _BIN[name]
 
     def kernel(input, other, out):
-        if out.size >= GRAIN and _try_binary(code, input, other, out, 1, _BOOL):
+        if out.size < GRAIN:
+            try:
+                ufunc(input, other, out)
+            except TypeError:
+                ufunc(input, other, out, casting="unsafe")
+            return
+        if _try_binary(code, input, other, out, 1, _BOOL):
             return
         numpy_kernel(input, other, out)
 
@@ -81,16 +104,31 @@ def _comparison(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., An
 
 _ADD, _SUB, _DIV = _BIN["add"], _BIN["sub"], _BIN["div"]
 _np_add, _np_sub, _np_div = _np_ew.add, _np_ew.sub, _np_ew.div
+_add, _subtract = np.add, np.subtract
 
 
 def add(input, other, alpha, out):
-    if out.size >= GRAIN and _try_binary(_ADD, input, other, out, alpha, None):
+    if out.size < GRAIN:
+        if alpha == 1:  # numpy's add, straight (as _np_add would do it)
+            try:
+                _add(input, other, out)
+            except TypeError:
+                _add(input, other, out, casting="unsafe")
+            return
+    elif _try_binary(_ADD, input, other, out, alpha, None):
         return
     _np_add(input, other, alpha, out)
 
 
 def sub(input, other, alpha, out):
-    if out.size >= GRAIN and _try_binary(_SUB, input, other, out, alpha, None):
+    if out.size < GRAIN:
+        if alpha == 1:
+            try:
+                _subtract(input, other, out)
+            except TypeError:
+                _subtract(input, other, out, casting="unsafe")
+            return
+    elif _try_binary(_SUB, input, other, out, alpha, None):
         return
     _np_sub(input, other, alpha, out)
 
@@ -210,7 +248,7 @@ def _arg(is_max: bool, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
 _NP = _np_ew.KERNELS
 KERNELS: dict[str, Callable[..., Any]] = {
     "add": add, "sub": sub, "div": div,
-    "mul": _arith("mul", _NP["mul"]),
+    "mul": _arith("mul", _NP["mul"], np.multiply),
     "maximum": _arith("maximum", _NP["maximum"]),
     "minimum": _arith("minimum", _NP["minimum"]),
     "sum": _reduction("sum", _np_red.KERNELS["sum"]),
@@ -220,8 +258,9 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "argmax": _arg(True, _np_red.KERNELS["argmax"]),
     "argmin": _arg(False, _np_red.KERNELS["argmin"]),
 }
-for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    KERNELS[_name] = _comparison(_name, _NP[_name])
+for _name, _ufunc in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
+                      ("gt", np.greater), ("ge", np.greater_equal)):
+    KERNELS[_name] = _comparison(_name, _NP[_name], _ufunc)
 # log has a C++ kernel (tested) that the glue does not pick: numpy's SIMD version is faster. The
 # float32 tanh runs at ~0.4 of numpy's single-thread speed per thread, so it needs three threads to win.
 KERNELS["exp"] = _unary_kernel("exp", _NP["exp"], (_F32,), always=False)
