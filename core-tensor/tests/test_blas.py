@@ -119,7 +119,7 @@ def test_chain_matmul_warns_and_multiplies():
      "dot : expected both vectors to have same dtype, but found Float and Double"),
     (lambda: fb.outer(fb.ones(3), fb.ones(4, 1)), "outer: Expected 1-D argument vec2, but got 2-D"),
     (lambda: fb.addmm(fb.ones(1, 2, 5), fb.ones(2, 3), fb.ones(3, 5)),
-     r"expand\(torch.FloatTensor\{\[1, 2, 5\]\}, size=\[2, 5\]\): the number of sizes provided \(2\) must be "
+     r"expand\(flambeau.FloatTensor\{\[1, 2, 5\]\}, size=\[2, 5\]\): the number of sizes provided \(2\) must be "
      r"greater or equal to the number of dimensions in the tensor \(3\)"),
 ])
 def test_errors(call, message):

@@ -114,7 +114,7 @@ def test_kron_matches_numpy_with_mixed_ranks():
 
 def test_cross_default_dim_warns_and_picks_first_size_three():
     a, b = arr((3, 3, 2)), arr((3, 3, 2), seed=1)
-    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"):
+    with pytest.warns(UserWarning, match="Using flambeau.cross without specifying the dim arg is deprecated"):
         r = fb.cross(fb.tensor(a), fb.tensor(b))
     assert np.allclose(r.numpy(), np.cross(a, b, axis=0))
     with warnings.catch_warnings():

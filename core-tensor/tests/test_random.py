@@ -95,7 +95,7 @@ def test_rng_state_functions():
 
 def test_set_state_errors():
     g = fb.Generator()
-    with pytest.raises(TypeError, match="RNG state must be a torch.ByteTensor"):
+    with pytest.raises(TypeError, match="RNG state must be a flambeau.ByteTensor"):
         g.set_state(fb.zeros(60))
     with pytest.raises(RuntimeError, match="RNG state size to be 3"):
         g.set_state(fb.zeros(3, dtype=fb.uint8))

@@ -37,7 +37,7 @@ def test_cat_out_and_errors():
     out = fb.empty(4, 2)
     r = fb.cat([fb.ones(1, 2), fb.zeros(3, 2)], out=out)
     assert r is out and out.sum().item() == 2
-    with pytest.raises(RuntimeError, match=r"^torch.cat\(\): expected a non-empty list of Tensors$"):
+    with pytest.raises(RuntimeError, match=r"^flambeau.cat\(\): expected a non-empty list of Tensors$"):
         fb.cat([])
     with pytest.raises(RuntimeError, match="Tensors must have same number of dimensions: got 2 and 1"):
         fb.cat([fb.ones(2, 2), fb.ones(2)])
@@ -211,7 +211,7 @@ def test_tril_triu_in_place_bumps_version():
 # -- creation extras ------------------------------------------------------------------------
 
 def test_range_warns_includes_end_and_defaults_to_float():
-    with pytest.warns(UserWarning, match="torch.range is deprecated"):
+    with pytest.warns(UserWarning, match="flambeau.range is deprecated"):
         r = fb.range(1, 4)
     assert r.dtype == fb.float32 and r.tolist() == [1, 2, 3, 4]
     with pytest.warns(UserWarning):

@@ -166,7 +166,7 @@ def test_casts_follow_pytorch_conversions():
 def test_type_string_with_a_device():
     with pytest.raises(RuntimeError, match="flambeau-backend-cuda"):
         fb.tensor([1.5]).type("flambeau.cuda.FloatTensor")
-    assert fb.tensor([1.5]).type("torch.DoubleTensor").dtype is fb.float64
+    assert fb.tensor([1.5]).type("flambeau.DoubleTensor").dtype is fb.float64
     with pytest.raises(ValueError, match="invalid type: 'numpy.FloatTensor'"):
         fb.tensor([1.5]).type("numpy.FloatTensor")
 

@@ -36,7 +36,7 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
     if not isinstance(input, Tensor):
         raise TypeError(f"gradient(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if edge_order not in (1, 2):
-        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+        raise RuntimeError("flambeau.gradient only supports edge_order=1 and edge_order=2.")
     ndim = input.dim()
     if dim is None:
         dims = list(range(ndim))
@@ -47,7 +47,7 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
     spacings = _spacings(spacing, dims, input)
     for d in dims:
         if input.shape[d] < edge_order + 1:
-            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+            raise RuntimeError("flambeau.gradient expected each dimension size to be at least edge_order+1")
     return tuple(_along(input, d, h, edge_order) for d, h in zip(dims, spacings))
 
 
@@ -60,17 +60,17 @@ def _spacings(spacing: Any, dims: Sequence[int], input: Tensor) -> list:
     if len(items) == 1 and len(dims) > 1 and not isinstance(items[0], Tensor):
         items = items * len(dims)
     if len(items) != len(dims):
-        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or a list of length "
+        raise RuntimeError(f"flambeau.gradient expected spacing to be unspecified, a scalar or a list of length "
                            f"equal to 'self.dim() = {input.dim()}', since dim argument was not given, but got "
                            f"a list of length {len(items)}" if len(dims) == input.dim() else
-                           f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"flambeau.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
                            f"arguments to have the same length, but got a spacing argument of length {len(items)} "
                            f"and a dim argument of length {len(dims)}.")
     out = []
     for item, d in zip(items, dims):
         if isinstance(item, Tensor) and item.dim() > 0:
             if item.dim() != 1 or item.shape[0] != input.shape[d]:
-                raise RuntimeError(f"torch.gradient expected each tensor to be on the same device and to have "
+                raise RuntimeError(f"flambeau.gradient expected each tensor to be on the same device and to have "
                                    f"the size of input along dim {d} ({input.shape[d]}), got {tuple(item.shape)}")
             out.append(item)
         else:

@@ -88,7 +88,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
 
 
 _CHAIN_WARNING = ("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
-                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+                  "flambeau.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
                   "parameters.")
 
 

@@ -98,9 +98,9 @@ class Generator:
     def set_state(self, new_state: Tensor) -> "Generator":
         """Restore a state that :meth:`get_state` returned; returns the generator itself."""
         if not isinstance(new_state, Tensor):
-            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+            raise TypeError(f"expected a flambeau.ByteTensor, but got {type(new_state).__name__}")
         if new_state._dtype is not _dtypes.uint8 or new_state._device.type != "cpu":
-            raise TypeError("RNG state must be a torch.ByteTensor")
+            raise TypeError("RNG state must be a flambeau.ByteTensor")
         self._native.set_state(np.ascontiguousarray(new_state.numpy()).reshape(-1))
         return self
 

@@ -22,8 +22,8 @@ def _varargs(args: tuple) -> tuple:
     return args
 
 
-_RANGE_WARNING = ("torch.range is deprecated and will be removed in a future release because its behavior is "
-                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+_RANGE_WARNING = ("flambeau.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use flambeau.arange, which produces values in "
                   "[start, end).")
 
 

@@ -142,7 +142,7 @@ class Function(metaclass=FunctionMeta):
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use new-style "
             "autograd function with static forward method. (Example: "
-            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+            "https://pytorch.org/docs/stable/autograd.html#flambeau.autograd.Function)"
         )
 
     @staticmethod

@@ -27,7 +27,7 @@ def expand_check(input: Tensor, target: tuple) -> None:
     shape = input._data.shape
     if len(shape) > len(target):
         raise RuntimeError(
-            f"expand(torch.{type_name(input._dtype)}Tensor{{{fmt_shape(shape)}}}, size={fmt_shape(target)}): the "
+            f"expand(flambeau.{type_name(input._dtype)}Tensor{{{fmt_shape(shape)}}}, size={fmt_shape(target)}): the "
             f"number of sizes provided ({len(target)}) must be greater or equal to the number of dimensions in the "
             f"tensor ({len(shape)})")
     offset = len(target) - len(shape)

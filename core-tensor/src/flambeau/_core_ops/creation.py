@@ -71,25 +71,25 @@ def _polar(abs: Tensor, angle: Tensor) -> Tensor:
     return FUNCTIONS["complex"](abs * angle.cos(), abs * angle.sin())
 
 
-_MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.")
+_MESHGRID_WARNING = ("flambeau.meshgrid: in an upcoming release, it will be required to pass the indexing argument.")
 
 
 def _meshgrid(tensors: Sequence[Tensor], indexing: Any = None) -> tuple:
     if len(tensors) == 0:
-        raise RuntimeError("torch.meshgrid: Expected at least one tensor in the tensor list")
+        raise RuntimeError("flambeau.meshgrid: Expected at least one tensor in the tensor list")
     if indexing is None:
         warnings.warn(_MESHGRID_WARNING, UserWarning, stacklevel=4)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+        raise RuntimeError(f"flambeau.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
     first = tensors[0]
     for t in tensors:
         if t._data.ndim > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t!r}")
+            raise RuntimeError(f"flambeau.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t!r}")
         if t._dtype is not first._dtype:
-            raise RuntimeError("torch.meshgrid: Expected all tensors in the tensor list to have the same dtype.")
+            raise RuntimeError("flambeau.meshgrid: Expected all tensors in the tensor list to have the same dtype.")
         if t._device != first._device:
-            raise RuntimeError("torch.meshgrid: Expected all tensors in the tensor list to have the same device.")
+            raise RuntimeError("flambeau.meshgrid: Expected all tensors in the tensor list to have the same device.")
     vectors = [t.reshape((-1,)) for t in tensors]
     swap = indexing == "xy" and len(vectors) >= 2
     if swap:  # 'xy' is 'ij' with the first two inputs swapped, and the first two grids swapped back

@@ -209,7 +209,7 @@ def _bitwise_not_meta(input: Tensor) -> tuple:
 
 def _clamp_meta(input: Tensor, min: Any = None, max: Any = None) -> tuple:
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("flambeau.clamp: At least one of 'min' or 'max' must not be None")
     if input._dtype.is_complex:
         raise RuntimeError("clamp is not supported for complex types")
     return broadcast_shapes(*(shape_of(x) for x in (input, min, max))), result_type(input, min, max)

@@ -257,14 +257,14 @@ def _take_meta(input: Tensor, index: Tensor) -> tuple:
 
 def _take_along_dim_meta(input: Tensor, indices: Tensor, dim: Any = None) -> tuple:
     if indices._dtype is not _dtypes.int64:
-        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+        raise RuntimeError(f"flambeau.take_along_dim(): dtype of indices should be Long but got "
                            f"{type_name(indices._dtype)}")
     if dim is None:
         return (indices._data.size,), input._dtype
     d = wrap_dim(dim, input._data.ndim)
     if input._data.ndim != indices._data.ndim:
         raise RuntimeError(
-            "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
+            "flambeau.take_along_dim(): input and indices should have the same number of dimensions, but got "
             f"{input._data.ndim} dimensions for input, and {indices._data.ndim} dimensions for indices")
     return take_along_dim_shape(_shape(input), _shape(indices), d), input._dtype
 

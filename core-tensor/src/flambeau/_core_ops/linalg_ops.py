@@ -111,7 +111,7 @@ _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
 def _lstsq_meta(A: Tensor, B: Tensor, rcond: Any = None, driver: Any = None) -> None:
-    op = "torch.linalg.lstsq"
+    op = "flambeau.linalg.lstsq"
     matrix_float("linalg.lstsq", A)
     check_float("linalg.lstsq", B)
     same_dtype("linalg.lstsq", A, B)
@@ -158,7 +158,7 @@ def _pivot_check(op: str, pivot: bool) -> None:
 
 def _lu_factor_meta(A: Tensor, pivot: bool = True) -> list:
     if A._data.ndim < 2:
-        raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: "
+        raise RuntimeError(f"flambeau.lu_factor: Expected tensor with 2 or more dimensions. Got size: "
                            f"{fmt_shape(A._data.shape)} instead")
     check_float("linalg.lu_factor", A)
     _pivot_check("linalg.lu_factor", pivot)
@@ -180,7 +180,7 @@ def _lu_solve_meta(LU: Tensor, pivots: Tensor, B: Tensor, left: bool = True, adj
     check_matrix(op, B, "B")
     same_dtype(op, LU, B, "LU", "B")
     if pivots._dtype is not _INT32:
-        raise RuntimeError(f"{op}: pivots should be a Tensor of scalar type torch.int32")
+        raise RuntimeError(f"{op}: pivots should be a Tensor of scalar type flambeau.int32")
     n, mat = LU._data.shape[-1], tuple(B._data.shape[-2:])
     if (mat[0] if left else mat[1]) != n:
         raise _incompatible(op, LU, mat, left)
@@ -219,7 +219,7 @@ def _svd_meta(A: Tensor, full_matrices: bool = True, driver: Any = None) -> list
 
 def _check_driver(driver: Any) -> None:
     if driver is not None:
-        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+        raise RuntimeError("flambeau.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
                            "cuSOLVER backend.")
 
 

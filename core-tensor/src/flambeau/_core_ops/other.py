@@ -47,8 +47,8 @@ def _kron(input: Tensor, other: Tensor) -> Tensor:
     return (a * b).reshape([x * y for x, y in zip(sa, sb)])
 
 
-_CROSS_WARNING = ("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
-                  "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with "
+_CROSS_WARNING = ("Using flambeau.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                  "explicitly or simply use flambeau.linalg.cross.\nThe default value of dim will change to agree with "
                   "that of linalg.cross in a future release.")
 
 
@@ -118,7 +118,7 @@ def _trace(input: Tensor) -> Tensor:
 def _block_diag(tensors: Sequence[Tensor]) -> Tensor:
     for i, t in enumerate(tensors):
         if t._data.ndim > 2:
-            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+            raise RuntimeError(f"flambeau.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
                                f"{t._data.ndim} dimensions")
     dtype = _dtypes.result_type_of([t._dtype for t in tensors], [], [])
     blocks = [t.reshape(1, -1) if t._data.ndim < 2 else t for t in tensors]

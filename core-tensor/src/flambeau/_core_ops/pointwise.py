@@ -36,7 +36,7 @@ def _addcmul_meta(input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any = 
 _ADDCDIV_INT = (
     "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
     "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
-    "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+    "(input + value * flambeau.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
     "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
     "implementation: (input + value * tensor1 / tensor2), for all dtypes."
 )
@@ -97,7 +97,7 @@ def _nan_to_num_meta(input: Tensor, nan: Any = 0.0, posinf: Any = None, neginf: 
 
 def _frexp_meta(input: Tensor) -> list:
     if not input._dtype.is_floating_point:
-        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+        raise RuntimeError("flambeau.frexp() only supports floating-point dtypes")
     return [(input._data.shape, input._dtype), (input._data.shape, _dtypes.int32)]
 
 

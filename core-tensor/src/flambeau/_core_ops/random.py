@@ -191,7 +191,7 @@ def _bernoulli_meta(input: Tensor, p: Any = None, generator: Any = None) -> tupl
     elif isinstance(p, Tensor):
         check_dtype_in("bernoulli_tensor_cpu_p_", p._dtype, FLOATING)
         if broadcast_shapes(input._data.shape, p._data.shape) != tuple(input._data.shape):
-            raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, p._data.shape))}]}}, "
+            raise RuntimeError(f"expand(flambeau.FloatTensor{{[{', '.join(map(str, p._data.shape))}]}}, "
                                f"size=[{', '.join(map(str, input._data.shape))}]): the number of sizes provided "
                                f"({input._data.ndim}) must be greater or equal to the number of dimensions in the "
                                f"tensor ({p._data.ndim})")

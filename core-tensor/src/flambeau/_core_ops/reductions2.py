@@ -223,9 +223,9 @@ def _histc_meta(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> t
     if input._dtype._category != _dtypes._FLOAT:
         raise RuntimeError(f'"histogram_cpu" not implemented for \'{type_name(input._dtype)}\'')
     if not isinstance(bins, int) or bins <= 0:
-        raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for bins")
+        raise RuntimeError("flambeau.histc(): bins must be > 0, but got " + str(bins) + " for bins")
     if min > max:
-        raise RuntimeError("torch.histc(): max must be larger than min")
+        raise RuntimeError("flambeau.histc(): max must be larger than min")
     return (bins,), input._dtype
 
 

@@ -57,7 +57,7 @@ def cat_shape(tensors: Sequence[Tensor], dim: int) -> tuple[tuple[int, ...], int
         raise TypeError(f"cat(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         f"not {type(tensors).__name__}")
     if len(tensors) == 0:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError("flambeau.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")

@@ -18,13 +18,13 @@ def _directional_split(name: str, dim: int, min_ndim: int):
     def composite(input: Tensor, indices_or_sections: Any) -> tuple:
         ndim = input._data.ndim
         if ndim < min_ndim:
-            raise RuntimeError(f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor "
+            raise RuntimeError(f"flambeau.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor "
                                f"with {ndim} dimensions!")
         d = 0 if name == "hsplit" and ndim == 1 else dim
         if isinstance(indices_or_sections, int):
             size = input._data.shape[d]
             if indices_or_sections == 0 or size % indices_or_sections:
-                raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the "
+                raise RuntimeError(f"flambeau.{name} attempted to split along dimension {d}, but the size of the "
                                    f"dimension {size} is not divisible by the split_size {indices_or_sections}!")
         return _tensor_split(input, indices_or_sections, d)
     composite.__name__ = f"_{name}"

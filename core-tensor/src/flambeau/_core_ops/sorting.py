@@ -122,9 +122,9 @@ def _kthvalue_meta(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) 
 def _search_side(right: bool, side: Any) -> None:
     if side is not None:
         if side not in ("left", "right"):
-            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+            raise RuntimeError(f"flambeau.searchsorted(): side can only be 'left' or 'right' but got {side}")
         if side == "left" and right:
-            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+            raise RuntimeError("flambeau.searchsorted(): side and right can't be set to opposites, got side of left "
                                "while right was True")
 
 
@@ -133,21 +133,21 @@ def _searchsorted_meta(sorted_sequence: Tensor, input: Any, out_int32: bool = Fa
     _search_side(right, side)
     seq = sorted_sequence._data.shape
     if sorted_sequence._dtype.is_complex or (isinstance(input, Tensor) and input._dtype.is_complex):
-        raise RuntimeError("torch.searchsorted(): does not support complex inputs")
+        raise RuntimeError("flambeau.searchsorted(): does not support complex inputs")
     if not seq:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+        raise RuntimeError("flambeau.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")
     values = input._data.shape if isinstance(input, Tensor) else ()
     if len(seq) != 1 and (not isinstance(input, Tensor) or seq[:-1] != values[:-1]):
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+        raise RuntimeError("flambeau.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            "dimensions of boundaries tensor and input value tensor must match, but we got "
                            f"boundaries tensor {fmt_shape(seq)} and input value tensor {fmt_shape(values)}")
     if sorter is not None:
         if sorter._data.shape != seq:
-            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got "
+            raise RuntimeError("flambeau.searchsorted(): boundary and sorter must have the same size, but got "
                                f"boundary tensor {fmt_shape(seq)}and got sorter tensor {fmt_shape(sorter._data.shape)}")
         if sorter._dtype is not _dtypes.int64:
-            raise RuntimeError("torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+            raise RuntimeError("flambeau.searchsorted(): sorter must be a tensor of long dtype but got dtype "
                                + type_name(sorter._dtype))
     return values, _dtypes.int32 if out_int32 else _dtypes.int64
 

@@ -150,7 +150,7 @@ def linalg_solve(A, B, left, out):
         else:
             res = np.swapaxes(np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
     except np.linalg.LinAlgError:
-        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+        raise LinAlgError("flambeau.linalg.solve: The solver failed because the input matrix is singular.") from None
     np.copyto(out, res)
 
 
@@ -289,7 +289,7 @@ def linalg_lu_factor(A, pivot, out):
     diag = np.diagonal(lu, axis1=-2, axis2=-1)[..., :k]
     if A.shape[-1] == A.shape[-2] and np.any(diag == 0):
         first = int(np.argmax((diag == 0).reshape(-1, k).any(0))) + 1
-        raise RuntimeError(f"torch.linalg.lu_factor: U[{first},{first}] is zero and using it on lu_solve would "
+        raise RuntimeError(f"flambeau.linalg.lu_factor: U[{first},{first}] is zero and using it on lu_solve would "
                            "result in a division by zero. If you still want to perform the factorization, consider "
                            "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
 

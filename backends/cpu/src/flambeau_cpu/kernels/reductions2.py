@@ -350,7 +350,7 @@ def histc(input, bins, min, max, out):
     if low == high:
         low, high = low - 1, high + 1
     if not (np.isfinite(low) and np.isfinite(high)):
-        raise RuntimeError(f"torch.histc(): range of [{low}, {high}] is not finite")
+        raise RuntimeError(f"flambeau.histc(): range of [{low}, {high}] is not finite")
     counts, _ = np.histogram(data[~np.isnan(data)], bins=bins, range=(low, high))
     _store(out, counts)
 

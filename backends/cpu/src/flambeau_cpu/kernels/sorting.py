@@ -205,7 +205,7 @@ def _search(sequence: np.ndarray, values: Any, side: str, sorter: Any) -> np.nda
 
 def searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out):
     if sorter is not None and sorter.size and (sorter.min() < 0 or sorter.max() >= sorted_sequence.shape[-1]):
-        raise RuntimeError("torch.searchsorted(): sorter index out of range")
+        raise RuntimeError("flambeau.searchsorted(): sorter index out of range")
     which = "right" if right or side == "right" else "left"
     np.copyto(out, np.asarray(_search(sorted_sequence, input, which, sorter)).reshape(out.shape), casting="unsafe")
 

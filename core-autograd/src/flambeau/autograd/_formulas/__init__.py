@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from ..formula import Formula
 from . import elementwise, linalg, misc, reductions, views
+from . import reductions2, sorting
 from . import pointwise
 from . import random
 from . import shape
-from . import reductions2, sorting
 from . import index_ops
 from . import linalg_ops, fft_ops
 from . import blas
@@ -14,10 +14,8 @@ from . import blas
 
 def all_formulas() -> dict[str, Formula]:
     table: dict[str, Formula] = {}
-    for module in (elementwise, reductions, views, linalg, misc, pointwise, reductions2, sorting):
+    for module in (elementwise, reductions, views, linalg, misc, reductions2, sorting, pointwise, random, shape):
         table.update(module.formulas())
-    table.update(random.formulas())
-    table.update(shape.formulas())
     table.update(index_ops.formulas())
     table.update(linalg_ops.formulas())
     table.update(fft_ops.formulas())

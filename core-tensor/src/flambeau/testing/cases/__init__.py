@@ -10,10 +10,10 @@ def core_cases() -> list[OpCase]:
     from . import pointwise, pointwise_special
     from . import reductions2, sorting
     from . import shape, shape_diag, shape_extra
-    from . import index_ops
-    from . import linalg_ops, fft_ops
     from . import random
     from . import blas, other
+    from . import index_ops
+    from . import linalg_ops, fft_ops
 
     return [
         *elementwise.cases(),
@@ -29,10 +29,10 @@ def core_cases() -> list[OpCase]:
         *shape.cases(),
         *shape_diag.cases(),
         *shape_extra.cases(),
-        *index_ops.cases(),
-        *linalg_ops.cases(),
-        *fft_ops.cases(),
         *random.cases(),
         *blas.cases(),
         *other.cases(),
+        *index_ops.cases(),
+        *linalg_ops.cases(),
+        *fft_ops.cases(),
     ]

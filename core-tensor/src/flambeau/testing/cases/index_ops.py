@@ -465,9 +465,9 @@ def _take_along_errors():
     yield ErrorCase((Arg((3, 4), "float32"), _ints([[5]]), 0), RuntimeError,
                     "index 5 is out of bounds for dimension 0 with size 3", data_dependent=True)
     yield ErrorCase((Arg((3, 4), "float32"), _ints([[1]], "int32"), 0), RuntimeError,
-                    "torch.take_along_dim(): dtype of indices should be Long but got Int")
+                    "flambeau.take_along_dim(): dtype of indices should be Long but got Int")
     yield ErrorCase((Arg((3, 4), "float32"), _ints([1]), 0), RuntimeError,
-                    "torch.take_along_dim(): input and indices should have the same number of dimensions, but got 2 "
+                    "flambeau.take_along_dim(): input and indices should have the same number of dimensions, but got 2 "
                     "dimensions for input, and 1 dimensions for indices")
 
 

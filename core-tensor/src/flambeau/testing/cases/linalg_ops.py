@@ -340,7 +340,7 @@ def cases() -> list[OpCase]:
                                          {"upper": True})]),
         OpCase("linalg_lstsq", FLOATS, _lstsq_samples, _lstsq_ref, _lstsq_dtypes, tolerances=TOL,
                errors=lambda: [ErrorCase((_f((3, 2)), _f((2, 1))), RuntimeError,
-                                         "torch.linalg.lstsq: input.size(-2) should match other.size(-2)",
+                                         "flambeau.linalg.lstsq: input.size(-2) should match other.size(-2)",
                                          data_dependent=True)]),  # a dynamic op: no meta kernel
         OpCase("linalg_cholesky", FLOATS, _chol_samples, _chol_ref, _same, tolerances=TOL,
                errors=lambda: [*_errs("linalg.cholesky")(),
@@ -362,7 +362,7 @@ def cases() -> list[OpCase]:
                errors=_errs("linalg.lu", square=False), **exact_lapack),
         OpCase("linalg_lu_solve", FLOATS, _lu_solve_samples, _lu_solve_ref, lambda s: s.args[0].dtype, tolerances=TOL,
                errors=lambda: [ErrorCase((_f((3, 3)), _f((3,), "int64"), _f((3, 1))), RuntimeError,
-                                         "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")]),
+                                         "linalg.lu_solve: pivots should be a Tensor of scalar type flambeau.int32")]),
         OpCase("linalg_eig", FLOATS, _eig_samples, _eig_ref, lambda s: (_cplx(s), _cplx(s)), tolerances=TOL,
                errors=_errs("linalg.eig"), **exact_lapack),
         OpCase("linalg_eigvals", FLOATS, _eig_samples, lambda A: _eig_ref(A)[0], _cplx, tolerances=TOL,

@@ -290,7 +290,7 @@ def cases() -> list[OpCase]:
              tolerances=WIDE),
         case("block_diag", P.ALL, _block_diag_samples, _block_diag_ref, _listed,
              ErrorCase(([_f((2, 3)), _f((2, 2, 2))],), RuntimeError,
-                       "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input 1 has 3 dimensions")),
+                       "flambeau.block_diag: Input tensors must have 2 or fewer dimensions. Input 1 has 3 dimensions")),
         case("cartesian_prod", P.ALL, _cartesian_samples, _cartesian_ref, _listed,
              ErrorCase(([_f((2, 2))],), RuntimeError, "Expect a 1D vector, but got shape [2, 2]"),
              ErrorCase(([_f((2,)), Arg((3,), "int64")],), RuntimeError,

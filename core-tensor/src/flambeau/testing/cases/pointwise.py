@@ -297,7 +297,7 @@ def cases() -> list[OpCase]:
         OpCase("nan_to_num", P.ALL, _nan_to_num_samples, _nan_to_num_ref, same, upcast=False),
         OpCase("frexp", P.FLOATS, _frexp_samples, _frexp_ref, lambda s: (same(s), "int32"),
                errors=lambda: [ErrorCase((Arg((2,), "int64"),), RuntimeError,
-                                         "torch.frexp() only supports floating-point dtypes")]),
+                                         "flambeau.frexp() only supports floating-point dtypes")]),
         OpCase("logit", P.REAL, _logit_samples, _logit_ref, floated),
         OpCase("real", P.ALL, _view_samples, np.real, lambda s: P.to_real(same(s)), upcast=False),
         OpCase("imag", P.COMPLEX, _view_samples, np.imag, lambda s: P.to_real(same(s)), upcast=False,
