@@ -2,22 +2,15 @@
 from __future__ import annotations
 
 from ..plugins._hookspecs import hookimpl
-from . import elementwise, factories, indexing, linalg, reductions, views
-from . import reductions2, sorting
-from . import index_ops
-from . import creation, shape, shape_diag, shape_extra
-from . import pointwise, pointwise_special
-from . import random
-from . import blas, other
-from . import linalg_ops, fft_ops
+from . import (blas, creation, elementwise, factories, fft_ops, index_ops, indexing, linalg, linalg_ops, other,
+               pointwise, pointwise_special, random, reductions, reductions2, shape, shape_diag, shape_extra, sorting,
+               views)
+
+#: One module per family of ops, each with ``declarations()``.
+FAMILIES = (elementwise, reductions, views, linalg, factories, indexing, index_ops, pointwise, pointwise_special,
+            reductions2, sorting, shape, shape_diag, shape_extra, creation, random, blas, other, linalg_ops, fft_ops)
 
 
 @hookimpl
 def flambeau_declare_ops():
-    return [*elementwise.declarations(), *reductions.declarations(), *views.declarations(),
-            *linalg.declarations(), *factories.declarations(), *indexing.declarations(), *index_ops.declarations(),
-            *pointwise.declarations(), *pointwise_special.declarations(),
-            *reductions2.declarations(), *sorting.declarations(),
-            *shape.declarations(), *shape_diag.declarations(), *shape_extra.declarations(),
-            *creation.declarations(),
-            *random.declarations(), *blas.declarations(), *other.declarations(), *linalg_ops.declarations(), *fft_ops.declarations()]
+    return [decl for family in FAMILIES for decl in family.declarations()]

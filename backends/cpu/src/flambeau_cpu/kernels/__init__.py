@@ -5,24 +5,16 @@ from typing import Any, Callable
 
 
 def all_kernels() -> dict[str, Callable[..., Any]]:
-    from . import elementwise, factories, indexing, linalg, reductions, views
-    from . import pointwise
-    from . import shape
-    from . import index_ops
-    from . import cumulative, reductions2, sorting
-    from . import random
-    from . import blas
-    from . import linalg_ops, fft_ops
+    # The C++ extension (_C, behind `native` and `optim`) is required: a missing or broken build
+    # fails the backend's load loudly rather than leaving numpy kernels silently in its place.
+    from . import (blas, cumulative, elementwise, factories, fft_ops, index_ops, indexing, linalg, linalg_ops, native,
+                   optim, pointwise, random, reductions, reductions2, shape, sorting, views)
 
+    # Later modules override earlier ones: `native` replaces numpy kernels where C++ is faster.
+    # `optim`'s kernels stay unused unless flambeau-optim declares their ops.
+    modules = (elementwise, reductions, views, linalg, factories, indexing, pointwise, shape, index_ops, cumulative,
+               reductions2, sorting, random, linalg_ops, fft_ops, blas, native, optim)
     table: dict[str, Callable[..., Any]] = {}
-    for module in (elementwise, reductions, views, linalg, factories, indexing, pointwise, shape, index_ops,
-                   cumulative, reductions2, sorting, random, linalg_ops, fft_ops):
+    for module in modules:
         table.update(module.KERNELS)
-    table.update(blas.KERNELS)
-    # The C++ extension (_C) is required: a missing or broken build must fail the backend's load
-    # loudly rather than leave numpy kernels silently standing in for the native ones.
-    from . import native
-    from . import optim
-    table.update(native.KERNELS)
-    table.update(optim.KERNELS)  # used only when flambeau-optim declares these ops
     return table

@@ -6,33 +6,10 @@ from .._case import OpCase
 
 
 def core_cases() -> list[OpCase]:
-    from . import elementwise, factories, indexing, linalg, reductions, views
-    from . import pointwise, pointwise_special
-    from . import reductions2, sorting
-    from . import shape, shape_diag, shape_extra
-    from . import random
-    from . import blas, other
-    from . import index_ops
-    from . import linalg_ops, fft_ops
+    from . import (blas, elementwise, factories, fft_ops, index_ops, indexing, linalg, linalg_ops, other, pointwise,
+                   pointwise_special, random, reductions, reductions2, shape, shape_diag, shape_extra, sorting, views)
 
-    return [
-        *elementwise.cases(),
-        *reductions.cases(),
-        *views.cases(),
-        *linalg.cases(),
-        *factories.cases(),
-        *indexing.cases(),
-        *pointwise.cases(),
-        *pointwise_special.cases(),
-        *reductions2.cases(),
-        *sorting.cases(),
-        *shape.cases(),
-        *shape_diag.cases(),
-        *shape_extra.cases(),
-        *random.cases(),
-        *blas.cases(),
-        *other.cases(),
-        *index_ops.cases(),
-        *linalg_ops.cases(),
-        *fft_ops.cases(),
-    ]
+    families = (elementwise, reductions, views, linalg, factories, indexing, pointwise, pointwise_special,
+                reductions2, sorting, shape, shape_diag, shape_extra, random, blas, other, index_ops, linalg_ops,
+                fft_ops)
+    return [case for family in families for case in family.cases()]
