@@ -3,8 +3,11 @@ import os
 import sys
 from glob import glob
 
-from pybind11.setup_helpers import Pybind11Extension, build_ext
+from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
 from setuptools import setup
+
+# Compile the csrc/*.cpp files in parallel, one job per CPU (FLAMBEAU_BUILD_JOBS=N overrides).
+ParallelCompile("FLAMBEAU_BUILD_JOBS", default=0).install()
 
 # -fno-trapping-math lets the compiler turn NaN-aware selects into vector blends (no FP traps are used).
 compile_args = ["-O3", "-fopenmp", "-fno-math-errno", "-fno-trapping-math"]

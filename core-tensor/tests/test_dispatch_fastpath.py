@@ -132,3 +132,19 @@ def test_out_of_a_wider_dtype_is_filled():
     out = fb.empty(2, dtype=fb.float64)
     fb.add(fb.ones(2), 1, out=out)
     assert out.dtype == fb.float64 and out.tolist() == [2.0, 2.0]
+
+
+def test_inlined_wrap_sets_every_slot_as_wrap_does():
+    """The generated compute path builds its result without calling ``wrap``: same slots, same values."""
+    import numpy as np
+
+    from flambeau._tensor import Tensor, wrap
+
+    a = fb.tensor([1.0, 2.0])
+    fast = a + a
+    reference = wrap(np.zeros(2, np.float32), fb.float32, a.device)
+    for slot in Tensor.__slots__:
+        if slot in ("__weakref__", "_data", "_version"):
+            continue
+        assert getattr(fast, slot) == getattr(reference, slot), slot
+    assert fast._version == [0] and fast._version is not a._version

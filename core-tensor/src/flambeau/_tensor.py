@@ -446,7 +446,11 @@ _new = object.__new__
 
 
 def wrap(native: Any, dtype: _dtypes.dtype, device: _device) -> Tensor:
-    """A new Tensor around a backend's native array (the dispatcher's result path)."""
+    """A new Tensor around a backend's native array (the dispatcher's result path).
+
+    The generated op functions write these same assignments out inline (``ops/_codegen.py``);
+    ``core-tensor/tests/test_dispatch_fastpath.py`` checks the two agree slot for slot.
+    """
     t = _new(Tensor)
     t._data = native
     t._dtype = dtype

@@ -119,6 +119,9 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         "_run_view": _dispatch.run_view,
         "_run_dynamic": _dispatch.run_dynamic,
         "_TABLES": _dispatch.TABLES,
+        "_KC": {},
+        "_entry_for": _dispatch.kernel_entry,
+        "_new": object.__new__,
         "_meta": decl.meta,
         "_wrap": _dispatch.wrap,
         "_finish": _dispatch.finish_compute,
@@ -150,8 +153,10 @@ def _compute_lines(decl: OpDecl, args_tuple: str, natives_tuple: str, inplace: b
     names = args_tuple[1:-2]
     natives = natives_tuple[1:-2]
     head = [
-        "_table = _TABLES[_dev.type]",
-        f"_k = _table.get({decl.name!r})",
+        # One dict lookup per call: this op's (kernel, allocator, table) for the device type,
+        # cached from the frozen kernel table the first time the op runs on that type.
+        "_entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)",
+        "_k = _entry[0]",
         "if _k is not None:",
         f"    _spec = _meta({names})",
     ]
@@ -161,11 +166,14 @@ def _compute_lines(decl: OpDecl, args_tuple: str, natives_tuple: str, inplace: b
     return head + [
         f"    if out is not None: return _into(_OP, _k, _dev, {args_tuple}, {natives_tuple}, _spec, out, _rg, False)",
         "    if type(_spec) is not tuple:",
-        f"        return _finish(_OP, _dev, _table, _k, {args_tuple}, {natives_tuple}, _spec, _rg)",
+        f"        return _finish(_OP, _dev, _entry[2], _k, {args_tuple}, {natives_tuple}, _spec, _rg)",
         "    _shape, _dt = _spec",
-        "    _o = _table.empty(_shape, _dt, _dev)",
+        "    _o = _entry[1](_shape, _dt, _dev)",
         f"    _k({natives}, out=_o)",
-        "    _r = _wrap(_o, _dt, _dev)",
+        # `wrap` written out: a Python call is a tenth of a 1-element op.
+        "    _r = _new(_T)",
+        "    _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._version = [0]; _r._base = None",
+        "    _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None",
         f"    if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'functional', None)",
         "    return _r",
     ]

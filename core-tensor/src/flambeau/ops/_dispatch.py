@@ -35,6 +35,17 @@ def tensor_class() -> type:
     return Tensor
 
 
+def kernel_entry(op: OpDecl, cache: dict, device_type: str) -> tuple:
+    """``(kernel or None, allocator, table)`` of ``op`` on a device type, cached per op function.
+
+    Kernel tables are frozen once built, so the entry never goes stale.
+    """
+    table = TABLES[device_type]
+    entry = (table.get(op.name), table.empty, table)
+    cache[device_type] = entry
+    return entry
+
+
 # -- the fast paths -------------------------------------------------------------------
 
 def run_compute(op: OpDecl, dev: Any, args: tuple, natives: tuple, out: Any, rg: bool, inplace: bool) -> Any:
