@@ -6,7 +6,7 @@ Cases (bars from the issue, flambeau / PyTorch):
   mlp_bwd     ``backward()`` of ``(x @ w).relu().sum()`` at 1024x1024             bar <= 1.1x
               (flambeau has no ``relu`` op yet: ``clamp(min=0)``; only ``w`` requires grad)
 
-Usage: python benchmarks/bench_autograd.py [--rounds N]   (needs torch installed for the comparison)
+Usage: python benchmarks/bench_autograd.py [--rounds N] [--threads N]   (needs torch installed for the comparison)
 Each round times flambeau then PyTorch back to back; the table shows the median over rounds.
 """
 from __future__ import annotations
@@ -76,13 +76,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument("--threads", type=int, default=2, help="threads for both libraries (kernels and BLAS)")
     args = parser.parse_args()
     import flambeau
 
+    flambeau.set_num_threads(args.threads)  # OpenMP kernels and numpy's BLAS
     try:
         import torch
 
-        torch.set_num_threads(1)
+        torch.set_num_threads(args.threads)
     except ImportError:
         torch = None
     print(f"{'case':<10} {'flambeau':>12} {'torch':>12} {'ratio':>7} {'bar':>5}")
