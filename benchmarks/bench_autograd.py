@@ -33,7 +33,7 @@ def mul_rg(lib, number):
 
 def _chain(a):
     y = a
-    for i in range(50):  # 100 ops: a mul and an add each step
+    for _ in range(50):  # 100 ops: a mul and an add each step
         y = y * 1.0001
         y = y + 0.5
     return y
@@ -50,14 +50,17 @@ def chain_bwd(lib, number):
     return total / number
 
 
-def mlp_bwd(lib, number, _cache={}):
+_MLP_CACHE: dict = {}
+
+
+def mlp_bwd(lib, number):
     key = lib.__name__
-    if key not in _cache:
+    if key not in _MLP_CACHE:
         rng = np.random.default_rng(0)
         x = lib.tensor(rng.standard_normal((1024, 1024)).astype(np.float32))
         w = lib.tensor(rng.standard_normal((1024, 1024)).astype(np.float32), requires_grad=True)
-        _cache[key] = (x, w)
-    x, w = _cache[key]
+        _MLP_CACHE[key] = (x, w)
+    x, w = _MLP_CACHE[key]
     relu = (lambda t: t.relu()) if key == "torch" else (lambda t: t.clamp(min=0))
     total = 0.0
     for _ in range(number):

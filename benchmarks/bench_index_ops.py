@@ -50,7 +50,8 @@ def _workloads(libs: list[Library], op: str, n: int) -> dict:
                     np.add.at(y, (i, col_key), s)
                     return y
             else:
-                f = (lambda x=x, i=i2, s=src, g=m.scatter_add: g(x, 0, i, s))
+                def f(x=x, i=i2, s=src, g=m.scatter_add):
+                    return g(x, 0, i, s)
         else:
             f = (lambda x=x, i=i1: np.take(x, i, axis=0)) if numpy else \
                 (lambda x=x, i=i1, g=m.index_select: g(x, 0, i))

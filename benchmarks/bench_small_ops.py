@@ -10,11 +10,13 @@ def _ops(lib: Library) -> dict:
     a, b = lib.make((4, 4)), lib.make((4, 4))
     if lib.name == "numpy":
         np = lib.module
-        return {"a.add_(b)": lambda: np.add(a, b, out=a), "a * 2.0": lambda: a * 2.0, "exp(a)": lambda: np.exp(a), "a.sum()": lambda: a.sum(),
-                "a.sum(0)": lambda: a.sum(0), "a.t()": lambda: a.T, "a.view(16)": lambda: a.reshape(16),
+        return {"a.add_(b)": lambda: np.add(a, b, out=a), "a * 2.0": lambda: a * 2.0, "exp(a)": lambda: np.exp(a),
+                "a.sum()": lambda: a.sum(), "a.sum(0)": lambda: a.sum(0), "a.t()": lambda: a.T,
+                "a.view(16)": lambda: a.reshape(16),
                 "a[0]": lambda: a[0], "a @ a": lambda: a @ a}
-    return {"a.add_(b)": lambda: a.add_(b), "a * 2.0": lambda: a * 2.0, "exp(a)": lambda: a.exp(), "a.sum()": lambda: a.sum(),
-            "a.sum(0)": lambda: a.sum(0), "a.t()": lambda: a.t(), "a.view(16)": lambda: a.view(16),
+    return {"a.add_(b)": lambda: a.add_(b), "a * 2.0": lambda: a * 2.0, "exp(a)": lambda: a.exp(),
+            "a.sum()": lambda: a.sum(), "a.sum(0)": lambda: a.sum(0), "a.t()": lambda: a.t(),
+            "a.view(16)": lambda: a.view(16),
             "a[0]": lambda: a[0], "a @ a": lambda: a @ a}
 
 

@@ -18,8 +18,8 @@ def markdown(data: dict) -> str:
     lines = [
         f"- date: {env['date']}; commit: `{env['commit']}`; Python {env['python']}; {env['machine']}; "
         f"threads: {env['threads']}",
-        f"- versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items()),
-        f"- BLAS / OpenMP runtimes: " + "; ".join(env["blas"]),
+        "- versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items()),
+        "- BLAS / OpenMP runtimes: " + "; ".join(env["blas"]),
         f"- OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']}, OPENBLAS_L2_SIZE={env['OPENBLAS_L2_SIZE']}",
         f"- command: `{data['command']}`" + (" (quick mode)" if data.get("quick") else ""),
         "",

@@ -116,7 +116,7 @@ def test_clamp(rng):
     check(lambda a: fb.clamp(a, max=0.3), x)
     check(lambda a: fb.clamp(a, -0.5, 0.5), x)
     lo, hi = make(rng, 4, low=-0.6, high=-0.4), make(rng, 4, low=0.4, high=0.6)
-    check(lambda a, l, h: fb.clamp(a, l, h), x, lo, hi)
+    check(lambda a, low, high: fb.clamp(a, low, high), x, lo, hi)
     check(lambda a: a.clone().clamp_(min=0), x)
 
 

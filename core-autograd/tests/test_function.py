@@ -146,7 +146,8 @@ def test_mark_dirty():
     assert z is y and type(y.grad_fn).__name__ == "AddOneBackward"
     z.sum().backward()
     assert x.grad.item() == 1.0
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad has been used in an in-place operation."):
+    with pytest.raises(RuntimeError,
+                       match="a leaf Variable that requires grad has been used in an in-place operation."):
         AddOne.apply(fb.tensor([1.0], requires_grad=True))
 
 

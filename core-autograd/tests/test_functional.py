@@ -48,7 +48,9 @@ def test_vjp_jvp():
 def test_hvp_vhp():
     x = fb.tensor([1.0, 2.0], dtype=fb.float64)
     v = fb.tensor([1.0, 1.0], dtype=fb.float64)
-    fn = lambda t: (t ** 3).sum() + t[0] * t[1]
+    def fn(t):
+        return (t ** 3).sum() + t[0] * t[1]
+
     out, hv = hvp(fn, x, v)
     np.testing.assert_allclose(hv.numpy(), [7.0, 13.0])
     out, vh = vhp(fn, x, v)

@@ -10,7 +10,8 @@ from flambeau.autograd import gradcheck
 
 def test_inplace_on_leaf_requiring_grad_raises():
     x = fb.tensor([1.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+    with pytest.raises(RuntimeError,
+                       match="a leaf Variable that requires grad is being used in an in-place operation."):
         x.add_(1)
     assert x.item() == 1.0
     with fb.no_grad():

@@ -97,7 +97,8 @@ print(json.dumps({"view": error(lambda: fn.fake_alias(x)), "core_view": error(la
                   "factory": error(lambda: fb.arange(3, device="fakedev")),
                   "random": error(lambda: fn.fake_noise(x)), "stats": fb.ops.fallback_stats()}))
 """, site)
-    for key, op in (("view", "fake_alias"), ("core_view", "transpose"), ("factory", "arange"), ("random", "fake_noise")):
+    for key, op in (("view", "fake_alias"), ("core_view", "transpose"), ("factory", "arange"),
+                    ("random", "fake_noise")):
         name, msg = out[key]
         assert name == "NotImplementedError", out[key]
         assert f"'{op}'" in msg and "never" in msg and "fall back" in msg, msg

@@ -27,7 +27,8 @@ def test_import_leaves_scipy_and_numpy_random_for_first_use():
     code = ("import sys; import flambeau as fb; "
             "print(sorted(m for m in sys.modules if m == 'scipy' or m.startswith(('scipy.', 'numpy.random')))); "
             "fb.manual_seed(0); g = fb.Generator(); g.get_state(); "
-            "print(tuple(fb.randint(0, 5, (3,)).shape), fb.addmm(fb.ones(2, 2), fb.ones(2, 3), fb.ones(3, 2)).tolist(), "
+            "print(tuple(fb.randint(0, 5, (3,)).shape), "
+            "fb.addmm(fb.ones(2, 2), fb.ones(2, 3), fb.ones(3, 2)).tolist(), "
             "'numpy.random' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded, used = out.stdout.strip().splitlines()[-2:]

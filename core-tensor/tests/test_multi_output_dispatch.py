@@ -33,9 +33,9 @@ def test_the_class_is_shared_by_ops_with_one_public_name() -> None:
 
 def test_three_outputs() -> None:
     a = fb.from_numpy(np.array([[4.0, 1.0], [2.0, 3.0]]))
-    p, l, u = r = fb.linalg.lu(a)
+    p, lower, upper = r = fb.linalg.lu(a)
     assert r._fields == ("P", "L", "U")
-    np.testing.assert_allclose((p @ l @ u).numpy(), a.numpy(), atol=1e-12)
+    np.testing.assert_allclose((p @ lower @ upper).numpy(), a.numpy(), atol=1e-12)
 
 
 def test_topk_and_repr() -> None:

@@ -8,8 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fake_dists import (COMPATIBLE, INCOMPATIBLE, FakeDist, fake_backend, fake_plugin, install, run_json,
-                        run_python)
+from fake_dists import (COMPATIBLE, INCOMPATIBLE, fake_backend, fake_plugin, install, run_json)
 
 WARNINGS_AS_LIST = """
 import json, sys, warnings
@@ -222,7 +221,8 @@ print(json.dumps({"w": plugin_warnings, "recs": recs, "mods": ["zz_fakedev" in s
 
 # -- FLAMBEAU_DISABLE_PLUGINS -------------------------------------------------------------
 
-@pytest.mark.parametrize("value", ["fakeops,fakedev", " fakedev , fakeops ", "Flambeau_FakeOps,flambeau-backend-fakedev"])
+@pytest.mark.parametrize("value", ["fakeops,fakedev", " fakedev , fakeops ",
+                                   "Flambeau_FakeOps,flambeau-backend-fakedev"])
 def test_disable_plugins_by_name(site, value):
     install(site, fake_backend(), fake_plugin())
     out = run_json("""

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_dists import FAKE_PLUGIN_SOURCE, fake_backend, fake_plugin, install, run_json, run_python
+from fake_dists import fake_backend, fake_plugin, install, run_json, run_python
 
 import flambeau as fb
 
@@ -299,7 +299,8 @@ def test_manifest_command_includes_plugin_primitives(site):
     assert proc.returncode == 0, proc.stderr
     m = json.loads(proc.stdout)
     assert m["core_api_version"] == fb.plugins.CORE_API_VERSION
-    assert "fake_double" in m["primitive_ops"] and m["primitive_ops"]["fake_double"]["declared_by"] == "flambeau-fakeops"
+    assert "fake_double" in m["primitive_ops"]
+    assert m["primitive_ops"]["fake_double"]["declared_by"] == "flambeau-fakeops"
     assert "fake_triple" not in m["primitive_ops"]  # a composite
     assert "add" in m["primitive_ops"] and "reshape" not in m["primitive_ops"]
 
@@ -356,6 +357,7 @@ def test_backend_kernel_overrides_a_composite_declared_without_meta(tmp_path):
         import flambeau as fb, flambeau_fakeops
         x = fb.ones(2, 3)
         y = fb.flatten(x)
-        print(json.dumps([list(y.shape), flambeau_fakeops.CALLS, y._base is x, "flatten" in fb.ops.manifest()["primitive_ops"]]))
+        print(json.dumps([list(y.shape), flambeau_fakeops.CALLS, y._base is x,
+                          "flatten" in fb.ops.manifest()["primitive_ops"]]))
     """, site)
     assert out == [[6], [[2, 3]], True, False]

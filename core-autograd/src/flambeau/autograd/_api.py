@@ -128,7 +128,7 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs: _Ten
     capture = [edge(t) for t in inputs_t]
     got = execute(edges, grads, retain_graph, create_graph, capture=capture, accumulate_into=set())
     result = []
-    for i, (t, g) in enumerate(zip(inputs_t, got)):
+    for t, g in zip(inputs_t, got):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(

@@ -307,7 +307,7 @@ class Recorder:
                 add_edge(NO_EDGE)
                 add_meta(None)
         if conditional:
-            for a, save, only_if in info.plan:
+            for a, _save, only_if in info.plan:
                 if only_if and saved[a] is not None and all(edges[k][0] is None for k in only_if):
                     saved[a] = None  # no input whose gradient reads it needs one
         cls = info.cls
@@ -502,7 +502,8 @@ class CopySlices(Node):
 
     def __init__(self, base: Tensor, view: Tensor, fn: OpNode) -> None:
         base_edge = edge(base) if base._requires_grad else NO_EDGE
-        super().__init__((base_edge,) + fn.next_functions[1:], ((base._data.shape, base._dtype),) + tuple(fn._in_meta[1:]))
+        super().__init__((base_edge,) + fn.next_functions[1:],
+                         ((base._data.shape, base._dtype),) + tuple(fn._in_meta[1:]))
         self._fn = fn
         self._base_geom = (tuple(base.shape), base.stride(), base.storage_offset())
         self._view_geom = (tuple(view.shape), view.stride(), view.storage_offset())

@@ -28,7 +28,8 @@ def _get_grad(self: Tensor) -> Any:
 def _set_grad(self: Tensor, value: Any) -> None:
     if value is not None:
         if not isinstance(value, Tensor):
-            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
+                            f"{type(value).__name__}")
         if value._dtype is not self._dtype:
             raise RuntimeError("assigned grad has data of a different type")
         if value._device != self._device:

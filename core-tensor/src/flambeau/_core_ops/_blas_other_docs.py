@@ -45,12 +45,14 @@ DOCS = {
     "addbmm": _SCALED.format(
         what="The sum of a batch of matrix products added to a scaled matrix.",
         product="sum over b of batch1[b] @ batch2[b]",
-        a="batch1", a_doc="the first batch, :math:`(b, n, k)`.", b="batch2", b_doc="the second batch, :math:`(b, k, m)`.",
+        a="batch1", a_doc="the first batch, :math:`(b, n, k)`.",
+        b="batch2", b_doc="the second batch, :math:`(b, k, m)`.",
         shape="input: broadcastable to :math:`(n, m)`; result: :math:`(n, m)`.",
         example=">>> fb.addbmm(fb.zeros(2, 2), fb.ones(3, 2, 4), fb.ones(3, 4, 2))[0, 0]\n        tensor(12.)"),
     "baddbmm": _SCALED.format(
         what="A batch of matrix products added to a scaled batch.", product="bmm(batch1, batch2)",
-        a="batch1", a_doc="the first batch, :math:`(b, n, k)`.", b="batch2", b_doc="the second batch, :math:`(b, k, m)`.",
+        a="batch1", a_doc="the first batch, :math:`(b, n, k)`.",
+        b="batch2", b_doc="the second batch, :math:`(b, k, m)`.",
         shape="input: broadcastable to :math:`(b, n, m)`; result: :math:`(b, n, m)`.",
         example=">>> fb.baddbmm(fb.zeros(1, 2, 2), fb.ones(1, 2, 3), fb.ones(1, 3, 2)).shape\n"
                 "        flambeau.Size([1, 2, 2])"),

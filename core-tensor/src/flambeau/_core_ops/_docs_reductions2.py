@@ -163,7 +163,8 @@ Example::
     tensor(2.)
 """
 
-DOCS['logsumexp'] = """``log(sum(exp(input), dim))``, computed without overflow; integral inputs give the default float dtype.
+DOCS['logsumexp'] = """``log(sum(exp(input), dim))``, computed without overflow; integral inputs give the default
+float dtype.
 
 Args:
     input (Tensor): the input.
@@ -177,8 +178,8 @@ Example::
     tensor(1000.6932)
 """
 
-DOCS['norm'] = """The vector p-norm over ``dim`` (all elements by default), the Frobenius norm ``'fro'``, or the nuclear norm
-``'nuc'`` of a matrix.
+DOCS['norm'] = """The vector p-norm over ``dim`` (all elements by default), the Frobenius norm ``'fro'``, or the
+nuclear norm ``'nuc'`` of a matrix.
 
 Args:
     input (Tensor): a floating-point or complex input (complex gives a real result).
@@ -221,7 +222,8 @@ Example::
     tensor([0, 1, 2])
 """
 
-DOCS['cumsum'] = """Running sums along ``dim``: ``out[i] = input[0] + ... + input[i]``. Integral and bool inputs give int64.
+DOCS['cumsum'] = """Running sums along ``dim``: ``out[i] = input[0] + ... + input[i]``. Integral and bool inputs
+give int64.
 
 Args:
     input (Tensor): the input.
@@ -298,8 +300,8 @@ Example::
     tensor([0.0000, 0.6931, 1.0986])
 """
 
-DOCS['unique'] = """The distinct elements, sorted (or distinct slices along ``dim``), optionally with the inverse indices and the
-counts. NaNs are each distinct.
+DOCS['unique'] = """The distinct elements, sorted (or distinct slices along ``dim``), optionally with the inverse
+indices and the counts. NaNs are each distinct.
 
 Args:
     input (Tensor): the input.
@@ -330,8 +332,8 @@ Example::
     (tensor([1, 2, 1]), tensor([2, 2, 1]))
 """
 
-DOCS['bincount'] = """How often each value 0, 1, ..., max(input) occurs in a 1-d non-negative integral tensor (summing ``weights`` instead
-of ones when given).
+DOCS['bincount'] = """How often each value 0, 1, ..., max(input) occurs in a 1-d non-negative integral tensor
+(summing ``weights`` instead of ones when given).
 
 Args:
     input (Tensor): 1-d, integral, non-negative.
@@ -346,8 +348,8 @@ Example::
     tensor([1, 2, 0, 1])
 """
 
-DOCS['histc'] = """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0); elements outside
-are ignored.
+DOCS['histc'] = """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0);
+elements outside are ignored.
 
 Args:
     input (Tensor): a floating-point input.
@@ -440,8 +442,8 @@ Example::
     tensor([0., 2.])
 """
 
-DOCS['sort'] = """Sorts along ``dim``; returns ``(values, indices)``. NaN sorts last ascending and first descending; equal elements
-keep their input order (the sort is always stable).
+DOCS['sort'] = """Sorts along ``dim``; returns ``(values, indices)``. NaN sorts last ascending and first descending;
+equal elements keep their input order (the sort is always stable).
 
 Args:
     input (Tensor): a real input.
@@ -489,8 +491,8 @@ Example::
             [3, 2]])
 """
 
-DOCS['topk'] = """The ``k`` largest (or smallest) elements along ``dim``, best first, and their indices; NaN counts as the largest,
-and equal elements come in input order.
+DOCS['topk'] = """The ``k`` largest (or smallest) elements along ``dim``, best first, and their indices; NaN counts
+as the largest, and equal elements come in input order.
 
 Args:
     input (Tensor): a real input.
@@ -528,8 +530,8 @@ Example::
     indices=tensor(3))
 """
 
-DOCS['searchsorted'] = """For each value of ``input``, the index in the innermost dim of ``sorted_sequence`` where it would go to keep the
-order.
+DOCS['searchsorted'] = """For each value of ``input``, the index in the innermost dim of ``sorted_sequence`` where it
+would go to keep the order.
 
 Args:
     sorted_sequence (Tensor): 1-d, or with the leading dims of ``input``; sorted along its last dim (or through
@@ -547,8 +549,8 @@ Example::
     tensor([1, 3])
 """
 
-DOCS['bucketize'] = """The bucket of each element of ``input`` among the 1-d sorted ``boundaries``: ``boundaries[i-1] < x <=
-boundaries[i]`` (``<=``/``<`` swapped with ``right=True``).
+DOCS['bucketize'] = """The bucket of each element of ``input`` among the 1-d sorted ``boundaries``:
+``boundaries[i-1] < x <= boundaries[i]`` (``<=``/``<`` swapped with ``right=True``).
 
 Args:
     input (Tensor or Scalar): the values.

@@ -217,7 +217,8 @@ def _clamp_meta(input: Tensor, min: Any = None, max: Any = None) -> tuple:
 
 def _where_meta(condition: Tensor, input: Any, other: Any) -> tuple:
     if condition._dtype is not _dtypes.bool and condition._dtype is not _dtypes.uint8:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {type_name(condition._dtype)}")
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{type_name(condition._dtype)}")
     return broadcast_shapes(shape_of(condition), shape_of(input), shape_of(other)), result_type(input, other)
 
 
@@ -259,7 +260,8 @@ def declarations() -> list[OpDecl]:
         OpDecl("abs", "(input: Tensor)", _abs_meta, inplace=True, doc="The absolute value, elementwise."),
         OpDecl("sign", "(input: Tensor)", _unary_no_bool("sign"), inplace=True, doc="-1, 0 or 1 by the sign."),
         OpDecl("reciprocal", "(input: Tensor)", _unary_float, inplace=True, doc="``1 / input``."),
-        OpDecl("square", "(input: Tensor)", lambda input: (input._data.shape, _dtypes.int64 if input._dtype is _dtypes.bool else input._dtype),
+        OpDecl("square", "(input: Tensor)",
+               lambda input: (input._data.shape, _dtypes.int64 if input._dtype is _dtypes.bool else input._dtype),
                inplace=True, doc="``input * input``."),
         OpDecl("round", "(input: Tensor, *, decimals=0)", _round_meta, inplace=True,
                doc="Rounds half to even, to ``decimals`` decimal places."),

@@ -12,7 +12,8 @@ def _same_dtype(name: str, a: Tensor, b: Tensor) -> None:
             f"expected m1 and m2 to have the same dtype, but got: {a._dtype.name.replace('float32', 'float')} "
             f"!= {b._dtype.name.replace('float32', 'float')}"
             if name in ("mm", "matmul", "bmm") else
-            f"{name}: expected both inputs to have the same dtype, but got {type_name(a._dtype)} and {type_name(b._dtype)}"
+            f"{name}: expected both inputs to have the same dtype, but got {type_name(a._dtype)} "
+            f"and {type_name(b._dtype)}"
         )
     if a._dtype.name == "bool":
         raise RuntimeError(f'"{name}" not implemented for \'Bool\'')
@@ -20,9 +21,9 @@ def _same_dtype(name: str, a: Tensor, b: Tensor) -> None:
 
 def _mm_meta(input: Tensor, mat2: Tensor) -> tuple:
     if input._data.ndim != 2:
-        raise RuntimeError(f"self must be a matrix")
+        raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix")
+        raise RuntimeError("mat2 must be a matrix")
     (n, k), (k2, m) = input._data.shape, mat2._data.shape
     if k != k2:
         raise RuntimeError(
@@ -34,9 +35,9 @@ def _mm_meta(input: Tensor, mat2: Tensor) -> tuple:
 
 def _bmm_meta(input: Tensor, mat2: Tensor) -> tuple:
     if input._data.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     if mat2._data.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
+        raise RuntimeError("batch2 must be a 3D tensor")
     (b, n, k), (b2, k2, m) = input._data.shape, mat2._data.shape
     if b != b2:
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b} and {b2}")

@@ -202,7 +202,7 @@ def _unique_meta(input: Tensor, sorted: bool = True, return_inverse: bool = Fals
     if dim is not None:
         d = wrap_dim(dim, input._data.ndim)
         if input._data.ndim and input._data.shape[d] == 0 and input.numel() != 0:
-            raise RuntimeError(f"Number of zero sized dimensions is more than one, so unique cannot be applied ")
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
 
 
 def _unique_consecutive_meta(input: Tensor, return_inverse: bool = False, return_counts: bool = False,

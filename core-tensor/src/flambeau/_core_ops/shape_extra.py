@@ -18,8 +18,8 @@ def _directional_split(name: str, dim: int, min_ndim: int):
     def composite(input: Tensor, indices_or_sections: Any) -> tuple:
         ndim = input._data.ndim
         if ndim < min_ndim:
-            raise RuntimeError(f"flambeau.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor "
-                               f"with {ndim} dimensions!")
+            raise RuntimeError(f"flambeau.{name} requires a tensor with at least {min_ndim} dimension, "
+                               f"but got a tensor with {ndim} dimensions!")
         d = 0 if name == "hsplit" and ndim == 1 else dim
         if isinstance(indices_or_sections, int):
             size = input._data.shape[d]

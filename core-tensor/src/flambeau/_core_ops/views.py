@@ -94,7 +94,8 @@ def _permute_meta(input: Tensor, dims: Sequence[int]) -> None:
     if len(dims) != input._data.ndim:
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
-            f"desired ordering of dimensions i.e. input.dim() = {input._data.ndim} is not equal to len(dims) = {len(dims)}"
+            f"desired ordering of dimensions i.e. input.dim() = {input._data.ndim} is not equal to "
+            f"len(dims) = {len(dims)}"
         )
     wrapped = [wrap_dim(d, input._data.ndim) for d in dims]
     if len(set(wrapped)) != len(wrapped):
@@ -112,14 +113,16 @@ def expanded_shape(input_shape: Sequence[int], size: Sequence[int], type_string:
     if len(size) < len(input_shape):
         raise RuntimeError(
             f"expand({type_string}{{{fmt_shape(input_shape)}}}, size={fmt_shape(size)}): the number of sizes "
-            f"provided ({len(size)}) must be greater or equal to the number of dimensions in the tensor ({len(input_shape)})"
+            f"provided ({len(size)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({len(input_shape)})"
         )
     offset = len(size) - len(input_shape)
     out = []
     for i, target in enumerate(size):
         if i < offset:
             if target < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({target}) isn't allowed in a leading, non-existing dimension {i}")
+                raise RuntimeError(f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
             out.append(target)
             continue
         have = input_shape[i - offset]
@@ -186,11 +189,12 @@ def _unfold_meta(input: Tensor, dimension: int, size: int, step: int) -> None:
 
 def _as_strided_meta(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Any = None) -> None:
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in size):
         raise RuntimeError(f"Trying to create tensor with negative dimension: {fmt_shape(size)}")
     if any(s < 0 for s in stride):
-        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got strides: " + fmt_shape(stride))
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got strides: "
+                           + fmt_shape(stride))
     offset = input.storage_offset() if storage_offset is None else storage_offset
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")

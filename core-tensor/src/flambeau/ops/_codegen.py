@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from . import _codecache, _dispatch
 from ._decl import (COMPUTE, DYNAMIC, FACTORY, OPTIONAL_TENSOR, OPTIONAL_TENSOR_LIST, TENSOR, TENSOR_LIST,
-                    TENSOR_OR_SCALAR, VIEW, OpDecl, tensor_kind)
+                    VIEW, OpDecl, tensor_kind)
 
 
 def _render_params(params: list[inspect.Parameter], add_out: bool, drop_first_default: bool = False) -> str:

@@ -166,10 +166,12 @@ def check_out(op: OpDecl, spec: Any, out: Any, inplace: bool) -> tuple:
     specs = [spec] if type(spec) is tuple else list(spec)
     outs = (out,) if isinstance(out, Tensor) else tuple(out) if isinstance(out, (tuple, list)) else None
     if outs is None or len(outs) != len(specs) or not all(isinstance(o, Tensor) for o in outs):
-        raise TypeError(f"{op.name}(): argument 'out' must be {'Tensor' if len(specs) == 1 else f'a tuple of {len(specs)} Tensors'}, not {type(out).__name__}")
+        expected = "Tensor" if len(specs) == 1 else f"a tuple of {len(specs)} Tensors"
+        raise TypeError(f"{op.name}(): argument 'out' must be {expected}, not {type(out).__name__}")
     for o, (shape, dt) in zip(outs, specs):
         if not _dtypes.can_cast(dt, o._dtype):
-            raise RuntimeError(f"result type {_type_name(dt)} can't be cast to the desired output type {_type_name(o._dtype)}")
+            raise RuntimeError(f"result type {_type_name(dt)} can't be cast to the desired output type "
+                               f"{_type_name(o._dtype)}")
         if tuple(o.shape) != tuple(shape):
             if inplace:
                 raise RuntimeError(
@@ -259,7 +261,8 @@ def enable_cpu_fallback(backend: str, enabled: bool = True) -> None:
         >>> fb.ops.enable_cpu_fallback("meta")
     """
     if not isinstance(backend, str):
-        raise TypeError(f"enable_cpu_fallback(): backend must be a device type name (str), not {type(backend).__name__}")
+        raise TypeError("enable_cpu_fallback(): backend must be a device type name (str), "
+                        f"not {type(backend).__name__}")
     (_fallback_enabled.add if enabled else _fallback_enabled.discard)(backend)
 
 
@@ -326,7 +329,8 @@ def _cpu_fallback(op, dev, args, out, inplace):
     key = (dev.type, op.name)
     if key not in _fallback_warned:
         _fallback_warned.add(key)
-        warnings.warn(f"flambeau: '{op.name}' has no kernel on '{dev.type}'; running it on the CPU (slow)", stacklevel=4)
+        warnings.warn(f"flambeau: '{op.name}' has no kernel on '{dev.type}'; running it on the CPU (slow)",
+                      stacklevel=4)
     _fallback_counts[key] += 1
     cpu = _device_cls("cpu")
 

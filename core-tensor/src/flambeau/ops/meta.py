@@ -151,7 +151,8 @@ def check_size(op: str, shape: Sequence[int]) -> tuple[int, ...]:
         if isinstance(s, Tensor):
             s = int(s)
         if not isinstance(s, int) or isinstance(s, bool):
-            raise TypeError(f"{op}(): argument 'size' must be tuple of ints, but found element of type {type(s).__name__}")
+            raise TypeError(f"{op}(): argument 'size' must be tuple of ints, but found element of type "
+                            f"{type(s).__name__}")
         if s < 0:
             raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension {s}: {fmt_shape(shape)}")
         out.append(s)

@@ -304,10 +304,10 @@ def linalg_lu(A, pivot, out):
                 idx = np.arange(min(t.shape[-2:]))
                 t[..., idx, idx] = 1
         return
-    p, l, u = sla.lu(A, check_finite=False)
+    p, lower, upper = sla.lu(A, check_finite=False)
     np.copyto(P, p, casting="unsafe")
-    np.copyto(L, l)
-    np.copyto(U, u)
+    np.copyto(L, lower)
+    np.copyto(U, upper)
 
 
 def linalg_lu_solve(LU, pivots, B, left, adjoint, out):

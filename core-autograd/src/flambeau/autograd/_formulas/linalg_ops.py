@@ -222,7 +222,7 @@ def _qr(ctx, grads):
     if m >= n:
         return _qr_tall(Q, R, gQ, gR)
     # A = [X | Y] with X = Q U square: Y = Q V only moves Q's gradient (Liao et al. 2019)
-    U, V = R[..., :, :m], R[..., :, m:]
+    U = R[..., :, :m]
     gU, gV = gR[..., :, :m], gR[..., :, m:]
     Y = A[..., :, m:]
     gX = _qr_tall(Q, U, gQ + Y.matmul(gV.mH), gU)

@@ -143,10 +143,12 @@ def cases() -> list[OpCase]:
         tr("fft_rfft2", REAL_IN, _two, _npn(np.fft.rfft2, True), _cplx, _two_errors),
         tr("fft_irfft2", IN, _two, _irfftn_ref(True), _real, _two_errors),
         OpCase("fft_fftfreq", ("float32", "float64"), _freq_samples,
-               lambda n, d=1.0, dtype=None, device=None, requires_grad=False: np.fft.fftfreq(n, d) if n else np.empty(0),
+               lambda n, d=1.0, dtype=None, device=None, requires_grad=False:
+                   np.fft.fftfreq(n, d) if n else np.empty(0),
                lambda s: s.kwargs["dtype"].name),
         OpCase("fft_rfftfreq", ("float32", "float64"), _freq_samples,
-               lambda n, d=1.0, dtype=None, device=None, requires_grad=False: np.fft.rfftfreq(n, d) if n else np.full(1, np.nan),
+               lambda n, d=1.0, dtype=None, device=None, requires_grad=False:
+                   np.fft.rfftfreq(n, d) if n else np.full(1, np.nan),
                lambda s: s.kwargs["dtype"].name),
         OpCase("fft_fftshift", P.ALL, _shift_samples, lambda x, dim=None: np.fft.fftshift(x, dim),
                lambda s: s.args[0].dtype),

@@ -211,7 +211,7 @@ def _lu_solve_ref(LU, pivots, B, left=True, adjoint=False):
     L = np.tril(LU, -1) + np.eye(n)
     U = np.triu(LU)
     res = []
-    for lu_m, l_m, u_m, piv in zip(LU, L, U, pivots):
+    for _lu_m, l_m, u_m, piv in zip(LU, L, U, pivots):
         perm = np.arange(n)
         for i, p in enumerate(piv - 1):
             perm[[i, p]] = perm[[p, i]]
@@ -378,7 +378,8 @@ def cases() -> list[OpCase]:
                lambda A, full_matrices=True, driver=None: tuple(np.linalg.svd(A, full_matrices)),
                lambda s: (_same(s), _real(s), _same(s)), tolerances=TOL, errors=_errs("linalg.svd", square=False),
                **exact_lapack),
-        OpCase("linalg_svdvals", FLOATS, _rect, lambda A, driver=None: np.linalg.svd(A, compute_uv=False), _real, tolerances=TOL, errors=_errs("linalg.svdvals", square=False)),
+        OpCase("linalg_svdvals", FLOATS, _rect, lambda A, driver=None: np.linalg.svd(A, compute_uv=False), _real,
+               tolerances=TOL, errors=_errs("linalg.svdvals", square=False)),
         OpCase("linalg_pinv", FLOATS, _pinv_samples, _pinv_ref, _same, tolerances=TOL),
         OpCase("linalg_matrix_rank", FLOATS, _rank_samples, _rank_ref, lambda s: "int64"),
         OpCase("linalg_cross", FLOATS + ("int64",), _cross_samples,

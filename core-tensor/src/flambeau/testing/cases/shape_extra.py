@@ -48,13 +48,15 @@ def cases() -> list[OpCase]:
         _case("hsplit", lambda d: [Sample((_a((3, 4), d), 2)), Sample((_a((4, 3), d, "transposed"), [1, 3])),
                                    Sample((_a((6,), d, "sliced"), 3))],
               lambda x, s: tuple(np.hsplit(x, s)), check_strides=True, errors=[
-                  ErrorCase((_f32((3, 4)), 3), RuntimeError, "flambeau.hsplit attempted to split along dimension 1, but "
+                  ErrorCase((_f32((3, 4)), 3), RuntimeError,
+                            "flambeau.hsplit attempted to split along dimension 1, but "
                             "the size of the dimension 4 is not divisible by the split_size 3!"),
                   ErrorCase((_f32(()), 1), RuntimeError, "flambeau.hsplit requires a tensor with at least 1 dimension"),
               ]),
         _case("vsplit", lambda d: [Sample((_a((4, 3), d), 2)), Sample((_a((4, 3), d, "transposed"), [1, 3]))],
               lambda x, s: tuple(np.vsplit(x, s)), check_strides=True, errors=[
-                  ErrorCase((_f32((4,)), 2), RuntimeError, "flambeau.vsplit requires a tensor with at least 2 dimension, "
+                  ErrorCase((_f32((4,)), 2), RuntimeError,
+                            "flambeau.vsplit requires a tensor with at least 2 dimension, "
                             "but got a tensor with 1 dimensions!"),
               ]),
         _case("dsplit", lambda d: [Sample((_a((2, 3, 4), d), 2)), Sample((_a((2, 3, 4), d, "sliced"), [1]))],
