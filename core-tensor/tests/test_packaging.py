@@ -129,3 +129,17 @@ def test_from_flambeau_import_nn_names_the_distribution():
     # which turns some ModuleNotFoundErrors into a bare "cannot import name 'nn'".
     with pytest.raises(ModuleNotFoundError, match=r"flambeau-nn"):
         from flambeau import nn  # noqa: F401
+
+
+def test_pytest_plugin_entry_point_imports_nothing_of_flambeau():
+    """pytest loads the kit's plugin in every run: loading it must not import the framework."""
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib.metadata as m, sys\n"
+        "ep = [e for e in m.entry_points(group='pytest11') if e.name == 'flambeau_testing'][0]\n"
+        "ep.load()\n"
+        "assert 'flambeau' not in sys.modules, sorted(k for k in sys.modules if k.startswith('flambeau'))\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

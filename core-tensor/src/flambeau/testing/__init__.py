@@ -24,7 +24,7 @@ Packages that declare ops of their own contribute cases for them through the ent
 group ``flambeau.testing``: ``NAME = "module:function"``, the function returning
 :class:`OpCase` objects. A declared op with no case fails the kit's coverage test.
 
-Nothing heavy is imported here: the pytest plugin (``flambeau.testing.plugin``) loads in every
+Nothing heavy is imported here: the pytest plugin (the top-level module ``_flambeau_testing_plugin``) loads in every
 pytest run of an environment that has flambeau installed.
 """
 from __future__ import annotations
