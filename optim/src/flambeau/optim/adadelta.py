@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import flambeau
 from flambeau import Tensor
 
 from ._functional import addcmul_, composite, maybe_negate, run_update
-from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _update_context
+from .optimizer import Optimizer, _check_foreach_fused, _init_step, _init_zeros, _update_context
 
 __all__ = ["Adadelta", "adadelta"]
+
+# State built on a parameter's first step, in this (state_dict) order: name -> callable(p, group).
+_INIT = {"step": _init_step, "square_avg": _init_zeros, "acc_delta": _init_zeros}
 
 
 @composite("optim_adadelta")
@@ -94,20 +96,8 @@ class Adadelta(Optimizer):
         loss = self._eval_closure(closure)
         with _update_context(self):
             for group in self.param_groups:
-                params, grads, square_avgs, acc_deltas, steps = [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = _float_scalar()
-                        state["square_avg"] = flambeau.zeros_like(p)
-                        state["acc_delta"] = flambeau.zeros_like(p)
-                    params.append(p)
-                    grads.append(p.grad)
-                    square_avgs.append(state["square_avg"])
-                    acc_deltas.append(state["acc_delta"])
-                    steps.append(state["step"])
+                params, grads, square_avgs, acc_deltas, steps = self._group_tensors(
+                    group, ("square_avg", "acc_delta", "step"), _INIT)
                 adadelta(params, grads, square_avgs, acc_deltas, steps, lr=group["lr"], rho=group["rho"],
                          eps=group["eps"], weight_decay=group["weight_decay"], maximize=group["maximize"],
                          foreach=group["foreach"], capturable=group["capturable"],

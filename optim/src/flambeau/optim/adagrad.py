@@ -19,9 +19,12 @@ import flambeau
 from flambeau import Tensor
 
 from ._functional import addcdiv_, addcmul_, composite, maybe_negate, run_update
-from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _update_context
+from .optimizer import Optimizer, _check_foreach_fused, _init_step, _update_context
 
 __all__ = ["Adagrad", "adagrad"]
+
+# State built at construction, in this (state_dict) order: name -> callable(p, group).
+_INIT = {"step": _init_step, "sum": lambda p, group: flambeau.full_like(p, group["initial_accumulator_value"])}
 
 
 @composite("optim_adagrad")
@@ -93,9 +96,7 @@ class Adagrad(Optimizer):
         # Adagrad's state exists from construction, as in PyTorch.
         for group in self.param_groups:
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = _float_scalar()
-                state["sum"] = flambeau.full_like(p, group["initial_accumulator_value"])
+                self._init_state(self.state[p], p, group, _INIT)
 
     def share_memory(self) -> None:
         """No-op on flambeau's CPU storage (kept for PyTorch compatibility)."""
@@ -109,15 +110,7 @@ class Adagrad(Optimizer):
         loss = self._eval_closure(closure)
         with _update_context(self):
             for group in self.param_groups:
-                params, grads, sums, steps = [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    params.append(p)
-                    grads.append(p.grad)
-                    sums.append(state["sum"])
-                    steps.append(state["step"])
+                params, grads, sums, steps = self._group_tensors(group, ("sum", "step"))
                 adagrad(params, grads, sums, steps, lr=group["lr"], weight_decay=group["weight_decay"],
                         lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"],
                         foreach=group["foreach"], fused=group["fused"], differentiable=group["differentiable"])

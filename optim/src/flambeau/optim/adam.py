@@ -20,9 +20,13 @@ import flambeau
 from flambeau import Tensor
 
 from ._functional import addcdiv_, addcmul_, composite, maybe_negate, run_update
-from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _update_context
+from .optimizer import Optimizer, _check_foreach_fused, _init_step, _init_zeros, _update_context
 
 __all__ = ["Adam", "adam"]
+
+# State built on a parameter's first step, in this (state_dict) order: name -> callable(p, group).
+_INIT = {"step": _init_step, "exp_avg": _init_zeros, "exp_avg_sq": _init_zeros}
+_INIT_AMSGRAD = {**_INIT, "max_exp_avg_sq": _init_zeros}
 
 
 @composite("optim_adam")
@@ -124,25 +128,9 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def _init_group(self, group: dict[str, Any]) -> tuple[list[Tensor], ...]:
-        params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps = [], [], [], [], [], []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _float_scalar()
-                state["exp_avg"] = flambeau.zeros_like(p)
-                state["exp_avg_sq"] = flambeau.zeros_like(p)
-                if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = flambeau.zeros_like(p)
-            params.append(p)
-            grads.append(p.grad)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            if group["amsgrad"]:
-                max_exp_avg_sqs.append(state["max_exp_avg_sq"])
-            steps.append(state["step"])
-        return params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps
+        amsgrad = group["amsgrad"]
+        return self._group_tensors(group, ("exp_avg", "exp_avg_sq", "max_exp_avg_sq" if amsgrad else None, "step"),
+                                   _INIT_AMSGRAD if amsgrad else _INIT)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step.

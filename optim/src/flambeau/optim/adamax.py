@@ -18,9 +18,12 @@ from flambeau import Tensor
 
 from ._functional import addcdiv_, composite, maybe_negate, run_update
 from .adam import _check_adam_args
-from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _update_context
+from .optimizer import Optimizer, _check_foreach_fused, _init_step, _init_zeros, _update_context
 
 __all__ = ["Adamax", "adamax"]
+
+# State built on a parameter's first step, in this (state_dict) order: name -> callable(p, group).
+_INIT = {"step": _init_step, "exp_avg": _init_zeros, "exp_inf": _init_zeros}
 
 
 @composite("optim_adamax")
@@ -82,20 +85,8 @@ class Adamax(Optimizer):
         loss = self._eval_closure(closure)
         with _update_context(self):
             for group in self.param_groups:
-                params, grads, exp_avgs, exp_infs, steps = [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = _float_scalar()
-                        state["exp_avg"] = flambeau.zeros_like(p)
-                        state["exp_inf"] = flambeau.zeros_like(p)
-                    params.append(p)
-                    grads.append(p.grad)
-                    exp_avgs.append(state["exp_avg"])
-                    exp_infs.append(state["exp_inf"])
-                    steps.append(state["step"])
+                params, grads, exp_avgs, exp_infs, steps = self._group_tensors(
+                    group, ("exp_avg", "exp_inf", "step"), _INIT)
                 beta1, beta2 = group["betas"]
                 adamax(params, grads, exp_avgs, exp_infs, steps, eps=group["eps"], beta1=beta1, beta2=beta2,
                        lr=group["lr"], weight_decay=group["weight_decay"], maximize=group["maximize"],

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import flambeau
 from flambeau import Tensor
 
 from ._functional import composite, maybe_negate, run_update
-from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _update_context
+from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _init_step, _init_zeros, _update_context
 
 __all__ = ["ASGD", "asgd"]
+
+# State built on a parameter's first step, in this (state_dict) order: name -> callable(p, group).
+_INIT = {"step": _init_step, "eta": lambda p, group: _float_scalar(float(group["lr"])),
+         "mu": lambda p, group: _float_scalar(1.0), "ax": _init_zeros}
 
 
 @composite("optim_asgd")
@@ -98,22 +101,8 @@ class ASGD(Optimizer):
         loss = self._eval_closure(closure)
         with _update_context(self):
             for group in self.param_groups:
-                params, grads, axs, mus, etas, steps = [], [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = _float_scalar()
-                        state["eta"] = _float_scalar(float(group["lr"]))
-                        state["mu"] = _float_scalar(1.0)
-                        state["ax"] = flambeau.zeros_like(p)
-                    params.append(p)
-                    grads.append(p.grad)
-                    axs.append(state["ax"])
-                    mus.append(state["mu"])
-                    etas.append(state["eta"])
-                    steps.append(state["step"])
+                params, grads, axs, mus, etas, steps = self._group_tensors(
+                    group, ("ax", "mu", "eta", "step"), _INIT)
                 asgd(params, grads, axs, mus, etas, steps, lambd=group["lambd"], lr=group["lr"], t0=group["t0"],
                      alpha=group["alpha"], weight_decay=group["weight_decay"], maximize=group["maximize"],
                      foreach=group["foreach"], capturable=group["capturable"],

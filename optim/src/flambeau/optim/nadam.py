@@ -20,14 +20,17 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import flambeau
 from flambeau import Tensor
 
 from ._functional import addcdiv_, addcmul_, composite, maybe_negate, run_update
 from .adam import _check_adam_args
-from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _update_context
+from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _init_step, _init_zeros, _update_context
 
 __all__ = ["NAdam", "nadam"]
+
+# State built on a parameter's first step, in this (state_dict) order: name -> callable(p, group).
+_INIT = {"step": _init_step, "mu_product": lambda p, group: _float_scalar(1.0), "exp_avg": _init_zeros,
+         "exp_avg_sq": _init_zeros}
 
 
 @composite("optim_nadam")
@@ -111,22 +114,8 @@ class NAdam(Optimizer):
         loss = self._eval_closure(closure)
         with _update_context(self):
             for group in self.param_groups:
-                params, grads, exp_avgs, exp_avg_sqs, mu_products, steps = [], [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = _float_scalar()
-                        state["mu_product"] = _float_scalar(1.0)
-                        state["exp_avg"] = flambeau.zeros_like(p)
-                        state["exp_avg_sq"] = flambeau.zeros_like(p)
-                    params.append(p)
-                    grads.append(p.grad)
-                    exp_avgs.append(state["exp_avg"])
-                    exp_avg_sqs.append(state["exp_avg_sq"])
-                    mu_products.append(state["mu_product"])
-                    steps.append(state["step"])
+                params, grads, exp_avgs, exp_avg_sqs, mu_products, steps = self._group_tensors(
+                    group, ("exp_avg", "exp_avg_sq", "mu_product", "step"), _INIT)
                 beta1, beta2 = group["betas"]
                 nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, beta1=beta1, beta2=beta2,
                       lr=group["lr"], weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],

@@ -6,7 +6,7 @@ import functools
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 import flambeau
 from flambeau import Tensor
@@ -273,6 +273,45 @@ class Optimizer:
         with _enable_grad():
             return closure()
 
+    @staticmethod
+    def _init_state(state: dict[Any, Any], p: Tensor, group: dict[str, Any],
+                    init: Mapping[str, Callable[[Tensor, dict[str, Any]], Any]]) -> None:
+        """Fill ``state`` with ``init[name](p, group)`` for each name, in ``init``'s order."""
+        for name, make in init.items():
+            state[name] = make(p, group)
+
+    def _group_tensors(self, group: dict[str, Any], keys: Sequence[str | None],
+                       init: Mapping[str, Callable[[Tensor, dict[str, Any]], Any]] | None = None,
+                       ) -> tuple[list[Any], ...]:
+        r"""Gather one group's parameters that have a gradient, for a functional update.
+
+        Args:
+            group (dict): the parameter group.
+            keys (sequence of str or None): the state entries to return, one list per key in this
+                order; ``None`` stands for a disabled optional buffer and gives an empty list.
+            init (mapping, optional): ``name -> callable(p, group)`` building a parameter's state
+                when it is empty, in this (creation, hence ``state_dict``) order; ``None`` when the
+                state is built elsewhere (at construction).
+
+        Returns:
+            ``(params, grads, *state_lists)`` with one state list per entry of ``keys``.
+        """
+        params: list[Tensor] = []
+        grads: list[Tensor] = []
+        lists: list[list[Any]] = [[] for _ in keys]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            state = self.state[p]
+            if init is not None and len(state) == 0:
+                self._init_state(state, p, group, init)
+            params.append(p)
+            grads.append(p.grad)
+            for key, values in zip(keys, lists):
+                if key is not None:
+                    values.append(state[key])
+        return (params, grads, *lists)
+
     # -- hooks -----------------------------------------------------------------------------
 
     def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
@@ -440,6 +479,16 @@ def _params_with_grad(group: dict[str, Any]) -> list[Tensor]:
 def _float_scalar(value: float = 0.0) -> Tensor:
     """A step counter: a float32 0-d tensor, as PyTorch keeps it."""
     return flambeau.tensor(float(value), dtype=flambeau.float32)
+
+
+def _init_step(p: Tensor, group: dict[str, Any]) -> Tensor:
+    """``init`` entry for :meth:`Optimizer._group_tensors`: a zero step counter."""
+    return _float_scalar()
+
+
+def _init_zeros(p: Tensor, group: dict[str, Any]) -> Tensor:
+    """``init`` entry for :meth:`Optimizer._group_tensors`: a zero buffer shaped like ``p``."""
+    return flambeau.zeros_like(p)
 
 
 def _value(x: Any) -> float:

@@ -20,14 +20,16 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-import flambeau
 from flambeau import Tensor
 
 from ._functional import addcmul_, composite, maybe_negate, run_update
 from .adam import _check_adam_args
-from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _update_context
+from .optimizer import Optimizer, _check_foreach_fused, _init_step, _init_zeros, _update_context
 
 __all__ = ["RAdam", "radam"]
+
+# State built on a parameter's first step, in this (state_dict) order: name -> callable(p, group).
+_INIT = {"step": _init_step, "exp_avg": _init_zeros, "exp_avg_sq": _init_zeros}
 
 
 @composite("optim_radam")
@@ -107,20 +109,8 @@ class RAdam(Optimizer):
         loss = self._eval_closure(closure)
         with _update_context(self):
             for group in self.param_groups:
-                params, grads, exp_avgs, exp_avg_sqs, steps = [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = _float_scalar()
-                        state["exp_avg"] = flambeau.zeros_like(p)
-                        state["exp_avg_sq"] = flambeau.zeros_like(p)
-                    params.append(p)
-                    grads.append(p.grad)
-                    exp_avgs.append(state["exp_avg"])
-                    exp_avg_sqs.append(state["exp_avg_sq"])
-                    steps.append(state["step"])
+                params, grads, exp_avgs, exp_avg_sqs, steps = self._group_tensors(
+                    group, ("exp_avg", "exp_avg_sq", "step"), _INIT)
                 beta1, beta2 = group["betas"]
                 radam(params, grads, exp_avgs, exp_avg_sqs, steps, beta1=beta1, beta2=beta2, lr=group["lr"],
                       weight_decay=group["weight_decay"], eps=group["eps"],

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import flambeau
 from flambeau import Tensor
 
 from ._functional import addcdiv_, addcmul_, composite, maybe_negate, run_update
-from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _update_context
+from .optimizer import Optimizer, _check_foreach_fused, _init_step, _init_zeros, _update_context
 
 __all__ = ["RMSprop", "rmsprop"]
 
@@ -110,26 +109,15 @@ class RMSprop(Optimizer):
         loss = self._eval_closure(closure)
         with _update_context(self):
             for group in self.param_groups:
-                params, grads, square_avgs, grad_avgs, bufs, steps = [], [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = _float_scalar()
-                        state["square_avg"] = flambeau.zeros_like(p)
-                        if group["momentum"] > 0:
-                            state["momentum_buffer"] = flambeau.zeros_like(p)
-                        if group["centered"]:
-                            state["grad_avg"] = flambeau.zeros_like(p)
-                    params.append(p)
-                    grads.append(p.grad)
-                    square_avgs.append(state["square_avg"])
-                    steps.append(state["step"])
-                    if group["momentum"] > 0:
-                        bufs.append(state["momentum_buffer"])
-                    if group["centered"]:
-                        grad_avgs.append(state["grad_avg"])
+                has_momentum, centered = group["momentum"] > 0, group["centered"]
+                init = {"step": _init_step, "square_avg": _init_zeros}
+                if has_momentum:
+                    init["momentum_buffer"] = _init_zeros
+                if centered:
+                    init["grad_avg"] = _init_zeros
+                params, grads, square_avgs, grad_avgs, bufs, steps = self._group_tensors(
+                    group, ("square_avg", "grad_avg" if centered else None,
+                            "momentum_buffer" if has_momentum else None, "step"), init)
                 rmsprop(params, grads, square_avgs, grad_avgs, bufs, steps, lr=group["lr"], alpha=group["alpha"],
                         eps=group["eps"], weight_decay=group["weight_decay"], momentum=group["momentum"],
                         centered=group["centered"], maximize=group["maximize"], foreach=group["foreach"],

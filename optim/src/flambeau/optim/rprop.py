@@ -21,9 +21,13 @@ import flambeau
 from flambeau import Tensor
 
 from ._functional import composite, maybe_negate, run_update
-from .optimizer import Optimizer, _check_foreach_fused, _float_scalar, _update_context
+from .optimizer import Optimizer, _check_foreach_fused, _init_step, _init_zeros, _update_context
 
 __all__ = ["Rprop", "rprop"]
+
+# State built on a parameter's first step, in this (state_dict) order: name -> callable(p, group).
+_INIT = {"step": _init_step, "prev": _init_zeros,
+         "step_size": lambda p, group: flambeau.full_like(p.grad, float(group["lr"]))}
 
 
 @composite("optim_rprop")
@@ -94,20 +98,8 @@ class Rprop(Optimizer):
         loss = self._eval_closure(closure)
         with _update_context(self):
             for group in self.param_groups:
-                params, grads, prevs, step_sizes, steps = [], [], [], [], []
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = _float_scalar()
-                        state["prev"] = flambeau.zeros_like(p)
-                        state["step_size"] = flambeau.full_like(p.grad, float(group["lr"]))
-                    params.append(p)
-                    grads.append(p.grad)
-                    prevs.append(state["prev"])
-                    step_sizes.append(state["step_size"])
-                    steps.append(state["step"])
+                params, grads, prevs, step_sizes, steps = self._group_tensors(
+                    group, ("prev", "step_size", "step"), _INIT)
                 etaminus, etaplus = group["etas"]
                 step_size_min, step_size_max = group["step_sizes"]
                 rprop(params, grads, prevs, step_sizes, steps, step_size_min=step_size_min,
