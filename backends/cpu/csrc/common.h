@@ -95,10 +95,12 @@ constexpr index_t kParallelChunk = 65536;
 // Runs fn(begin, end) over [0, n): in one piece on one thread when small, else in chunks of `chunk`
 // handed to the threads as they come free. Dynamic hand-out matters on a busy machine: a worker that
 // wakes late (or is preempted) takes fewer chunks instead of holding every other thread up.
+// `work` is the number of elements the whole loop touches when [0, n) counts something larger (rows):
+// the thread count follows the work, not the number of items handed out.
 template <class Fn>
-void parallel_chunks(index_t n, index_t chunk, Fn&& fn) {
+void parallel_chunks(index_t n, index_t chunk, Fn&& fn, index_t work = -1) {
   const index_t nchunks = chunk > 0 ? (n + chunk - 1) / chunk : 1;
-  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(n), nchunks));
+  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(work < 0 ? n : work), nchunks));
   if (nthreads <= 1) {
     if (n > 0) fn(index_t(0), n);
     return;

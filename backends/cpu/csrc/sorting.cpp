@@ -127,10 +127,13 @@ void sort_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index
   };
   // Chunks of whole rows, about kParallelChunk elements each, handed to threads as they come free.
   const index_t per_chunk = std::max<index_t>(1, kParallelChunk / n);
-  parallel_chunks(rows, per_chunk, [&](index_t begin, index_t end) {
-    RowSorter<T> sorter;
-    for (index_t r = begin; r < end; ++r) one_row(sorter, r);
-  });
+  parallel_chunks(
+      rows, per_chunk,
+      [&](index_t begin, index_t end) {
+        RowSorter<T> sorter;
+        for (index_t r = begin; r < end; ++r) one_row(sorter, r);
+      },
+      rows * n);
 }
 
 // -- topk -----------------------------------------------------------------------------------------
@@ -181,7 +184,7 @@ void write_best(const T* row, std::vector<Entry<key_t<T>>>& heap, index_t k, T* 
   }
 }
 
-constexpr index_t kTopkParallelMin = index_t(1) << 20;
+constexpr index_t kTopkParallelMin = index_t(1) << 18;  // ~0.25 ms of heap pass
 
 template <class T>
 void topk_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index_t n, index_t k, bool largest) {
@@ -221,7 +224,7 @@ void topk_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index
       indices[r * k + j] = order[j];
     }
   };
-  // The heap pass streams at about a ns per element: thread it only for work of a millisecond or more.
+  // The heap pass streams at about 2 ns per element: thread it only for a quarter millisecond or more.
   if (by_heap && rows * n < kTopkParallelMin) {
     std::vector<Entry<K>> heap;
     RowSorter<T> sorter;
@@ -229,11 +232,14 @@ void topk_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index
     return;
   }
   const index_t per_chunk = std::max<index_t>(1, kParallelChunk / n);
-  parallel_chunks(rows, per_chunk, [&](index_t begin, index_t end) {
-    std::vector<Entry<K>> heap;
-    RowSorter<T> sorter;
-    for (index_t r = begin; r < end; ++r) one_row(heap, sorter, r);
-  });
+  parallel_chunks(
+      rows, per_chunk,
+      [&](index_t begin, index_t end) {
+        std::vector<Entry<K>> heap;
+        RowSorter<T> sorter;
+        for (index_t r = begin; r < end; ++r) one_row(heap, sorter, r);
+      },
+      rows * n);
 }
 
 // -- entry points -----------------------------------------------------------------------------------
