@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from flambeau.testing.plugin import KEY_MARKER, backend_name
+from _flambeau_testing_plugin import KEY_MARKER, backend_name
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

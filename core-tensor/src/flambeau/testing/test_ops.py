@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from flambeau.testing.plugin import KEY_MARKER, backend_name
+from _flambeau_testing_plugin import KEY_MARKER, backend_name
 
 MAX_REPORTED = 6
 
