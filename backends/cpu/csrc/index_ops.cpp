@@ -143,6 +143,21 @@ void run(const Plan& p, char* out, const char* src, const char* idx, T alpha) {
   const index_t inner = p.nd ? p.size[p.nd - 1] : 1;
   const index_t ios = p.nd ? p.out_st[p.nd - 1] : 0, iss = p.nd ? p.src_st[p.nd - 1] : 0,
                 iis = p.nd ? p.idx_st[p.nd - 1] : 0;
+  if (M == kGather && p.vector && p.nd <= 1 && ios == static_cast<index_t>(sizeof(T)) &&
+      iss == static_cast<index_t>(sizeof(T))) {
+    // index_select of whole contiguous slabs (rows of a matrix): one memcpy per index, split over the
+    // indices only, so that no slab is cut between threads.
+    const size_t bytes = static_cast<size_t>(inner) * sizeof(T);
+    auto slabs = [&](index_t k0, index_t k1) {
+      for (index_t k = k0; k < k1; ++k) {
+        const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(idx + k * p.idx_d));
+        std::memcpy(out + k * p.out_d, src + v * p.src_d, bytes);
+      }
+    };
+    parallel_chunks(p.steps, std::max<index_t>(1, kParallelChunk / std::max<index_t>(inner, 1)), slabs,
+                    p.positions * p.steps / 8);
+    return;
+  }
   const index_t blocks = (p.positions + kBlock - 1) / kBlock;
   const index_t per_block = std::min(p.positions, kBlock);
   // Gathers split K too when there are few positions (a 1-d gather has one).

@@ -73,3 +73,24 @@ def test_declines_what_it_does_not_handle():
     assert not dim_index(GATHER, np.empty(2), np.ones(3), idx.astype(np.int16), 0, False)  # index dtype
     x = np.arange(4.0)
     assert not dim_index(ASSIGN, x, x[:2], idx, 0, False)  # src overlaps out
+
+
+@pytest.mark.parametrize("index_dtype", [np.int64, np.int32])
+def test_index_select_of_whole_rows_threads_and_matches_numpy(index_dtype):
+    # Rows of a matrix are copied whole, one memcpy per index, split over the indices.
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((700, 300)).astype(np.float32)
+    rows = rng.integers(0, 700, size=900).astype(index_dtype)
+    out = np.empty((900, 300), np.float32)
+    assert dim_index(GATHER, out, x, rows, 0, True)
+    np.testing.assert_array_equal(out, x[rows])
+    strided_rows = rows[::-1][::2]  # a reversed, strided index vector
+    out = np.empty((450, 300), np.float32)
+    assert dim_index(GATHER, out, x, strided_rows, 0, True)
+    np.testing.assert_array_equal(out, x[strided_rows])
+    bad = rows.copy()
+    bad[-1] = 700
+    target = np.full((900, 300), 5.0, np.float32)
+    with pytest.raises(IndexError, match="index 700 is out of bounds"):
+        dim_index(GATHER, target, x, bad, 0, True)
+    np.testing.assert_array_equal(target, 5.0)  # nothing written before the check

@@ -1,16 +1,30 @@
-"""numpy kernels for joining and reordering copies, triangles, diagonals, and the creation extras.
+"""Kernels for joining and reordering copies, triangles, diagonals, and the creation extras.
 
-Each is one numpy call writing into the preallocated ``out`` (numpy's copy loops are as fast as a
-hand-written one for these memory-bound moves). Meta functions have checked every argument.
+The copies (cat, stack, flip, roll, repeat, tril/triu) go through the C++ ``copy_into`` and
+``triangle_into``: numpy moves memory on one thread and reverses a row element by element, while
+these split the work over the kernel threads. Whatever they decline (mixed dtypes, unaligned or
+overlapping arrays) falls back to numpy. Meta functions have checked every argument.
 """
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import product
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import _storage
+
+try:
+    from .._C import copy_into as _copy_into, triangle_into as _triangle_into
+except (ImportError, AttributeError):  # a source checkout without the extension built
+    _copy_into = _triangle_into = None
+
+
+def _copy(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[...] = src`` (src broadcast, cast unsafely like PyTorch's copy_), threaded when it can be."""
+    if _copy_into is None or not _copy_into(dst, src):
+        np.copyto(dst, src, casting="unsafe")
 
 
 def _ints(value: Any) -> tuple[int, ...]:
@@ -50,44 +64,51 @@ def diagonal(input, offset, dim1, dim2):
 
 
 def cat(tensors, dim, out):
-    try:  # the common case straight to numpy; legacy 1-D empties among n-D inputs make it refuse
-        np.concatenate(tensors, axis=dim, out=out, casting="unsafe")
-        return
-    except ValueError:
-        pass
-    parts = [t for t in tensors if t.shape != (0,)]
-    if parts:
-        np.concatenate(parts, axis=dim % out.ndim, out=out, casting="unsafe")
+    d = dim % out.ndim
+    lead = (slice(None),) * d
+    start = 0
+    for t in tensors:
+        if t.shape == (0,) and out.ndim != 1:  # PyTorch's legacy rule: 1-D empties join anything
+            continue
+        stop = start + t.shape[d]
+        _copy(out[lead + (slice(start, stop),)], t)
+        start = stop
 
 
 _REVERSED = slice(None, None, -1)
 
 
 def stack(tensors, dim, out):
-    d = dim % out.ndim
-    lead = (slice(None),) * d
+    lead = (slice(None),) * (dim % out.ndim)
     for i, t in enumerate(tensors):
-        out[lead + (i,)] = t
+        _copy(out[lead + (i, Ellipsis)], t)  # the Ellipsis keeps a 0-d result a view, not a scalar
 
 
 def flip(input, dims, out):
     # A reversed-slice view copied into out: cheaper than np.flip's axis normalisation.
-    index = [slice(None)] * input.ndim
+    index: list[Any] = [slice(None)] * input.ndim
     for d in (dims if dims.__class__ in (tuple, list) else _ints(dims)):
         index[d] = _REVERSED
-    out[...] = input[tuple(index)]
+    index.append(Ellipsis)  # keeps a 0-d input an array
+    _copy(out, input[tuple(index)])
 
 
-def _roll_into(src, shift, axis, dst):
-    """``dst = np.roll(src, shift, axis)`` as two block copies, without numpy's temporary."""
-    n = src.shape[axis]
+def _roll_pieces(n: int, shift: int) -> list[tuple[slice, slice]]:
+    """(destination, source) slices that roll a dim of size ``n`` by ``shift``: two block copies."""
     shift = shift % n if n else 0
     if shift == 0:
-        dst[...] = src
-        return
-    lead = (slice(None),) * axis
-    dst[lead + (slice(shift, None),)] = src[lead + (slice(None, n - shift),)]
-    dst[lead + (slice(None, shift),)] = src[lead + (slice(n - shift, None),)]
+        return [(slice(None), slice(None))]
+    return [(slice(shift, None), slice(None, n - shift)), (slice(None, shift), slice(n - shift, None))]
+
+
+def _roll_into(src, shifts, axes, dst):
+    """``dst = np.roll(src, shifts, axes)`` as block copies (two per rolled dim), without a temporary."""
+    per_axis = [_roll_pieces(src.shape[a], s) for a, s in zip(axes, shifts)]
+    for pieces in product(*per_axis):
+        dst_index, src_index = [slice(None)] * src.ndim, [slice(None)] * src.ndim
+        for a, (to, frm) in zip(axes, pieces):
+            dst_index[a], src_index[a] = to, frm
+        _copy(dst[tuple(dst_index)], src[tuple(src_index)])
 
 
 def roll(input, shifts, dims, out):
@@ -96,13 +117,17 @@ def roll(input, shifts, dims, out):
         if not out.flags.c_contiguous:  # no flat view of out: go through a temporary
             np.copyto(out, np.roll(input.reshape(-1), shifts[0]).reshape(input.shape))
             return
-        _roll_into(input.reshape(-1), shifts[0], 0, out.reshape(-1))
+        _roll_into(input.reshape(-1), shifts[:1], (0,), out.reshape(-1))
         return
     dims = tuple(d % max(input.ndim, 1) for d in _ints(dims))
-    if len(dims) == 1 and input.ndim:
-        _roll_into(input, shifts[0], dims[0], out)
+    if not input.ndim:
+        _copy(out, input)
         return
-    np.copyto(out, np.roll(input, shifts, dims))
+    # A dim named twice rolls by the sum of its shifts, as in np.roll.
+    total: dict[int, int] = {}
+    for d, s in zip(dims, shifts):
+        total[d] = total.get(d, 0) + s
+    _roll_into(input, tuple(total.values()), tuple(total), out)
 
 
 def repeat(input, repeats, out):
@@ -115,7 +140,7 @@ def repeat(input, repeats, out):
     for r, n in zip(repeats, padded.shape):
         expanded_shape += [r, n]
     spread = np.broadcast_to(padded.reshape(sum(([1, n] for n in padded.shape), [])), expanded_shape)
-    np.copyto(out.reshape(expanded_shape), spread)
+    _copy(out.reshape(expanded_shape), spread)
 
 
 def diag_embed(input, offset, dim1, dim2, out):
@@ -137,6 +162,8 @@ def _drop_mask(rows: int, cols: int, diagonal: int, lower: bool) -> np.ndarray:
 
 
 def _triangle(input, diagonal, out, lower: bool):
+    if _triangle_into is not None and _triangle_into(out, input, diagonal, lower):
+        return
     rows, cols = input.shape[-2:]
     # Small masks are cached (they dominate a small call); large ones cost little next to the copy.
     drop = _small_drop_mask(rows, cols, diagonal, lower) if rows * cols <= 4096 else \

@@ -1,0 +1,170 @@
+// Threaded copies between strided arrays of one dtype: the data movement behind cat, stack, flip,
+// roll and repeat (copy_into), and tril/triu (triangle_into).
+//
+// numpy moves these with one thread, and walks negative strides (flip) one element at a time;
+// here the work is split over the kernel threads, rows copy with memcpy when both sides are
+// contiguous, and a reversed row is a loop the compiler vectorises. Both functions return false,
+// leaving the copy to numpy, for anything they do not handle (different dtypes, byte-swapped or
+// unaligned arrays, overlapping memory); they never write before every check has passed.
+#include "common.h"
+#include "strided.h"
+
+#include <memory>
+#include <type_traits>
+
+namespace flambeau {
+namespace {
+
+struct Wide {  // a 16-byte element (complex128) moved as a unit
+  std::uint64_t lo, hi;
+};
+
+// Reversed rows (flip's inner loop), compiled per ISA: wider vectors reverse more elements per shuffle.
+FLAMBEAU_CLONES void reverse_row(std::uint32_t* o, const std::uint32_t* s, index_t n) {
+  for (index_t j = 0; j < n; ++j) o[j] = s[-j];
+}
+FLAMBEAU_CLONES void reverse_row(std::uint64_t* o, const std::uint64_t* s, index_t n) {
+  for (index_t j = 0; j < n; ++j) o[j] = s[-j];
+}
+
+// One row of n elements: out stride `os`, source stride `ss`, in elements.
+template <class T>
+inline void copy_row(char* out, const char* src, index_t n, index_t os, index_t ss) {
+  T* o = reinterpret_cast<T*>(out);
+  const T* s = reinterpret_cast<const T*>(src);
+  if (os == 1 && ss == 1) {
+    std::memcpy(o, s, static_cast<size_t>(n) * sizeof(T));
+  } else if (os == 1 && ss == 0) {
+    std::fill(o, o + n, *s);
+  } else if (os == 1 && ss == -1) {
+    if constexpr (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>) {
+      reverse_row(o, s, n);
+    } else {
+      for (index_t j = 0; j < n; ++j) o[j] = s[-j];
+    }
+  } else {
+    for (index_t j = 0; j < n; ++j) o[j * os] = s[j * ss];
+  }
+}
+
+// Same dtype, native byte order, aligned: the arrays these kernels can move as raw bytes.
+bool movable(const py::array& out, const py::array& src) {
+  if (src.dtype().num() != out.dtype().num() || src.itemsize() != out.itemsize()) return false;
+  if (out.dtype().byteorder() == '>' || src.dtype().byteorder() == '>') return false;
+  switch (out.itemsize()) {
+    case 1: case 2: case 4: case 8: case 16: break;
+    default: return false;
+  }
+  return is_aligned(out) && is_aligned(src);
+}
+
+template <class T>
+void run_copy(const StridedLoop& L) {
+  run_loop(L, [](char** p, index_t n, const index_t* st) { copy_row<T>(p[0], p[1], n, st[0], st[1]); });
+}
+
+// out <- src, src broadcast to out's shape.
+bool copy_into(py::array out, const py::array& src) {
+  if (src.ndim() > out.ndim()) throw py::value_error("copy_into: src has more dims than out");
+  const int shift = static_cast<int>(out.ndim() - src.ndim());
+  for (int d = 0; d < src.ndim(); ++d) {
+    if (src.shape(d) != 1 && src.shape(d) != out.shape(d + shift)) {
+      throw py::value_error("copy_into: src of shape " + shape_str(src) + " does not broadcast to " + shape_str(out));
+    }
+  }
+  check_in_bounds(out, "out", true);
+  check_in_bounds(src, "src", false);
+  if (out.size() == 0) return true;
+  if (!movable(out, src) || has_internal_overlap(out) || may_overlap(out, src)) return false;
+  StridedLoop L;
+  build_loop(L, out, &src, 1);
+  if (L.numel == 0) return true;
+  std::unique_ptr<py::gil_scoped_release> nogil(L.numel >= kParallelGrain ? new py::gil_scoped_release : nullptr);
+  switch (out.itemsize()) {
+    case 1: run_copy<std::uint8_t>(L); break;
+    case 2: run_copy<std::uint16_t>(L); break;
+    case 4: run_copy<std::uint32_t>(L); break;
+    case 8: run_copy<std::uint64_t>(L); break;
+    default: run_copy<Wide>(L); break;
+  }
+  return true;
+}
+
+// The byte offset of row q (over all dims but the last) of `a`.
+inline index_t row_offset(const py::array& a, index_t q) {
+  index_t off = 0;
+  for (int d = static_cast<int>(a.ndim()) - 2; d >= 0; --d) {
+    const index_t size = a.shape(d);
+    off += (q % size) * a.strides(d);
+    q /= size;
+  }
+  return off;
+}
+
+template <class T>
+void run_triangle(py::array& out, const py::array& src, index_t diagonal, bool lower, bool in_place) {
+  const int nd = static_cast<int>(out.ndim());
+  const index_t rows = out.shape(nd - 2), cols = out.shape(nd - 1);
+  const index_t all_rows = out.size() / cols;
+  const index_t item = sizeof(T);
+  const index_t os = out.strides(nd - 1) / item, ss = src.strides(nd - 1) / item;
+  char* po = static_cast<char*>(out.mutable_data());
+  const char* ps = static_cast<const char*>(src.data());
+  auto work = [&](index_t begin, index_t end) {
+    for (index_t q = begin; q < end; ++q) {
+      const index_t r = q % rows;
+      // The row keeps columns [keep_lo, keep_hi) and zeroes the rest.
+      const index_t edge = std::min(cols, std::max<index_t>(0, lower ? r + diagonal + 1 : r + diagonal));
+      const index_t keep_lo = lower ? 0 : edge, keep_hi = lower ? edge : cols;
+      T* o = reinterpret_cast<T*>(po + row_offset(out, q));
+      const T* s = reinterpret_cast<const T*>(ps + row_offset(src, q));
+      if (!in_place && keep_hi > keep_lo) {
+        copy_row<T>(reinterpret_cast<char*>(o + keep_lo * os), reinterpret_cast<const char*>(s + keep_lo * ss),
+                    keep_hi - keep_lo, os, ss);
+      }
+      const T zero{};
+      for (index_t j = 0; j < keep_lo; ++j) o[j * os] = zero;
+      for (index_t j = keep_hi; j < cols; ++j) o[j * os] = zero;
+    }
+  };
+  const index_t chunk = std::max<index_t>(1, kParallelChunk / std::max<index_t>(cols, 1));
+  parallel_chunks(all_rows, chunk, work, out.size());
+}
+
+// out <- tril(src, diagonal) (lower) or triu(src, diagonal), over the last two dims; out may be src.
+bool triangle_into(py::array out, const py::array& src, index_t diagonal, bool lower) {
+  if (out.ndim() < 2 || src.ndim() != out.ndim()) throw py::value_error("triangle_into: needs two arrays of >= 2 dims");
+  for (int d = 0; d < out.ndim(); ++d) {
+    if (src.shape(d) != out.shape(d)) {
+      throw py::value_error("triangle_into: shapes " + shape_str(src) + " and " + shape_str(out) + " differ");
+    }
+  }
+  check_in_bounds(out, "out", true);
+  check_in_bounds(src, "src", false);
+  if (out.size() == 0) return true;
+  if (!movable(out, src) || has_internal_overlap(out)) return false;
+  const bool in_place = out.data() == src.data() && same_elements(src, out);
+  if (!in_place && may_overlap(out, src)) return false;
+  std::unique_ptr<py::gil_scoped_release> nogil(out.size() >= kParallelGrain ? new py::gil_scoped_release : nullptr);
+  switch (out.itemsize()) {
+    case 1: run_triangle<std::uint8_t>(out, src, diagonal, lower, in_place); break;
+    case 2: run_triangle<std::uint16_t>(out, src, diagonal, lower, in_place); break;
+    case 4: run_triangle<std::uint32_t>(out, src, diagonal, lower, in_place); break;
+    case 8: run_triangle<std::uint64_t>(out, src, diagonal, lower, in_place); break;
+    default: run_triangle<Wide>(out, src, diagonal, lower, in_place); break;
+  }
+  return true;
+}
+
+void register_copy(py::module_& m) {
+  m.def("copy_into", &copy_into, py::arg("out"), py::arg("src"),
+        "out <- src (broadcast to out's shape), threaded; False when it declines (dtype, alignment, overlap).");
+  m.def("triangle_into", &triangle_into, py::arg("out"), py::arg("src"), py::arg("diagonal"), py::arg("lower"),
+        "out <- tril(src) (lower) or triu(src) over the last two dims; False when it declines.");
+}
+
+}  // namespace
+
+FLAMBEAU_REGISTER(register_copy);
+
+}  // namespace flambeau
