@@ -11,6 +11,7 @@ from ._device import device as _device
 from ._size import Size as _Size
 from ._tensor import Tensor, wrap
 from .ops._dispatch import factory_device
+from .ops.meta import checked_scalar
 from .ops._registry import FUNCTIONS, TABLES
 
 
@@ -306,7 +307,10 @@ def _filled(name: str, size: tuple, value: Any, dtype: Any, device: Any, require
     dt = dtype or _dtypes.get_default_dtype()
     dev = factory_device(device)
     backend = _backend(dev)
-    native = backend.empty(shape, dt, dev) if value is None else backend.full(shape, value, dt, dev)
+    if value is None:
+        native = backend.empty(shape, dt, dev)
+    else:  # PyTorch's checked conversion: RuntimeError when it does not fit, -1 is 255 for uint8
+        native = backend.full(shape, checked_scalar(value, dt), dt, dev)
     return _finish(wrap(native, dt, dev), requires_grad)
 
 

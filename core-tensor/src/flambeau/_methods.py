@@ -11,6 +11,7 @@ from typing import Any
 from . import _dtypes
 from ._tensor import Tensor
 from .ops._registry import FUNCTIONS, OPS
+from .ops.meta import wrapped_int
 
 
 def _sizes(args: tuple) -> tuple:
@@ -183,6 +184,8 @@ def _scalar_tensor_like(value: Any, like: Tensor) -> Tensor:
         return NotImplemented
     # A scalar keeps its "weak" type: as a 0-d tensor of the tensor's dtype when in the same category.
     probe = _dtypes.result_type_of([like._dtype], [], [value])
+    if type(value) is int and probe._category == _dtypes._INT:  # wraps around, as the op's own scalar would
+        value = wrapped_int(value, probe)
     return tensor(value, dtype=probe, device=like._device)
 
 

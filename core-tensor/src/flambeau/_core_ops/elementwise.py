@@ -6,8 +6,8 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
-from ..ops.meta import (binary_result_type, broadcast, broadcast_shapes, is_integral, result_type, shape_of,
-                        to_float, type_name)
+from ..ops.meta import (binary_result_type, broadcast, broadcast_shapes, checked_scalar, is_integral, result_type,
+                        shape_of, to_float, type_name)
 
 BINARY = "(input: Tensor, other: TensorOrScalar)"
 
@@ -47,6 +47,7 @@ def _add_meta(input: Tensor, other: Any, alpha: Any = 1) -> tuple:
             raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
         if isinstance(alpha, bool) is False and dt is _dtypes.bool and isinstance(alpha, (int, float)):
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
+        checked_scalar(alpha, dt)  # alpha must fit the result's dtype (the scalar operand wraps)
     return broadcast(input, other), dt
 
 
@@ -120,6 +121,8 @@ def _pow_meta(input: Any, exponent: Any) -> tuple:
     if is_integral(dt, include_bool=False) and isinstance(exponent, int) and not isinstance(exponent, bool) \
             and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if type(exponent) is int and dt._category == _dtypes._INT:
+        checked_scalar(exponent, dt)  # a scalar exponent must fit an integer result's dtype, as in PyTorch
     return broadcast(input, exponent), dt
 
 
@@ -212,14 +215,22 @@ def _clamp_meta(input: Tensor, min: Any = None, max: Any = None) -> tuple:
         raise RuntimeError("flambeau.clamp: At least one of 'min' or 'max' must not be None")
     if input._dtype.is_complex:
         raise RuntimeError("clamp is not supported for complex types")
-    return broadcast_shapes(*(shape_of(x) for x in (input, min, max))), result_type(input, min, max)
+    dt = result_type(input, min, max)
+    if dt._category == _dtypes._INT:  # scalar bounds must fit an integer result's dtype, as in PyTorch
+        checked_scalar(min, dt)
+        checked_scalar(max, dt)
+    return broadcast_shapes(*(shape_of(x) for x in (input, min, max))), dt
 
 
 def _where_meta(condition: Tensor, input: Any, other: Any) -> tuple:
     if condition._dtype is not _dtypes.bool and condition._dtype is not _dtypes.uint8:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{type_name(condition._dtype)}")
-    return broadcast_shapes(shape_of(condition), shape_of(input), shape_of(other)), result_type(input, other)
+    dt = result_type(input, other)
+    if dt._category == _dtypes._INT:  # scalar branches must fit an integer result's dtype, as in PyTorch
+        checked_scalar(input, dt)
+        checked_scalar(other, dt)
+    return broadcast_shapes(shape_of(condition), shape_of(input), shape_of(other)), dt
 
 
 def _lerp_meta(input: Tensor, end: Tensor, weight: Any) -> tuple:

@@ -7,7 +7,7 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import FACTORY, OpDecl
-from ..ops.meta import broadcast_shapes, fmt_shape
+from ..ops.meta import broadcast_shapes, checked_scalar, fmt_shape
 
 FACTORY_KW = "*, dtype=None, device=None, requires_grad=False"
 
@@ -83,6 +83,7 @@ def _fill_meta(input: Tensor, value: Any) -> tuple:
         raise RuntimeError(
             f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions."
         )
+    checked_scalar(value, input._dtype)  # a fill value must fit an integer dtype, as in PyTorch
     return input._data.shape, input._dtype
 
 

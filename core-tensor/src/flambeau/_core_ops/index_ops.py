@@ -12,7 +12,7 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import DYNAMIC, OpDecl
-from ..ops.meta import broadcast_shapes, fmt_shape, type_name, wrap_dim
+from ..ops.meta import broadcast_shapes, checked_scalar, fmt_shape, type_name, wrap_dim
 
 _INT_INDEX = (_dtypes.int64, _dtypes.int32)
 _I64, _I32 = _dtypes.int64, _dtypes.int32
@@ -195,6 +195,7 @@ def _index_fill_meta(input: Tensor, dim: int, index: Tensor, value: Any) -> tupl
     if index._dtype is not _dtypes.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
     _check_scalar_value("index_fill_", value)
+    checked_scalar(value, input._dtype)  # the value must fit an integer dtype, as in PyTorch
     return _shape(input), input._dtype
 
 
@@ -228,6 +229,7 @@ def _masked_fill_meta(input: Tensor, mask: Tensor, value: Any) -> tuple:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_CPP_NAMES[mask._dtype.name]}")
     _check_scalar_value("masked_fill_", value)
+    checked_scalar(value, input._dtype)
     return broadcast_shapes(_shape(input), _shape(mask)), input._dtype
 
 

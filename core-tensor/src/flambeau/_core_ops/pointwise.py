@@ -10,8 +10,8 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import VIEW, OpDecl
-from ..ops.meta import (binary_result_type, broadcast, broadcast_shapes, is_integral, result_type, shape_of,
-                        to_float, type_name)
+from ..ops.meta import (binary_result_type, broadcast, broadcast_shapes, checked_scalar, is_integral, result_type,
+                        shape_of, to_float, type_name)
 
 
 def _not_implemented(name: str, d: _dtypes.dtype) -> NotImplementedError:
@@ -25,11 +25,12 @@ def _addcmul_meta(input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any = 
     dt = input._dtype
     shape = input._data.shape
     if tensor1._dtype is dt and tensor2._dtype is dt and tensor1._data.shape == shape \
-            and tensor2._data.shape == shape and (type(value) is int or dt._category == _dtypes._FLOAT):
+            and tensor2._data.shape == shape and dt._category == _dtypes._FLOAT:
         return shape, dt  # the common case (optimizers' updates), without the general promotion
     dt = result_type(input, tensor1, tensor2)
     if isinstance(value, float) and is_integral(dt):
         raise RuntimeError("For integral input tensors, argument value must not be a floating point number.")
+    checked_scalar(value, dt)  # value must fit an integer result's dtype, as in PyTorch
     return broadcast_shapes(shape_of(input), shape_of(tensor1), shape_of(tensor2)), dt
 
 
@@ -54,7 +55,10 @@ def _clamp_bound_meta(name: str):
             raise RuntimeError(f"{name} is not supported for complex types")
         if bound is None:
             raise TypeError(f"{name}(): argument '{name[-3:]}' must be Number or Tensor, not NoneType")
-        return broadcast(input, bound), binary_result_type(input, bound)
+        dt = binary_result_type(input, bound)
+        if dt._category == _dtypes._INT:  # a scalar bound must fit an integer result's dtype, as in PyTorch
+            checked_scalar(bound, dt)
+        return broadcast(input, bound), dt
     return meta
 
 

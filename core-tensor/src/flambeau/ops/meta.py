@@ -157,3 +157,64 @@ def check_size(op: str, shape: Sequence[int]) -> tuple[int, ...]:
             raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension {s}: {fmt_shape(shape)}")
         out.append(s)
     return tuple(out)
+
+
+# PyTorch's C++ names of the integer types, as its checked scalar conversions print them.
+_C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+
+
+def checked_scalar(value: Any, d: dtype) -> Any:
+    """A Python number converted as PyTorch converts a scalar it stores into a tensor of dtype ``d``.
+
+    This is the checked conversion of fill values (``fill_``, ``full``, ``masked_fill``,
+    ``index_fill``), clamp bounds, ``where``'s scalars, ``alpha`` and ``value`` arguments, and
+    scalar exponents; arithmetic, bitwise and comparison operands wrap around instead (the
+    backend's business). An int or float that does not fit an integer dtype raises RuntimeError;
+    unsigned dtypes take ints down to ``-max``, wrapped (-1 fills a uint8 with 255). A Python int
+    outside ``[-2**63, 2**64)`` raises PyTorch's argument parser's OverflowError for any dtype.
+    Anything else (bool, complex, a float for a float dtype, a tensor) comes back as it is.
+
+    Example::
+
+        >>> checked_scalar(-1, flambeau.uint8)
+        255
+        >>> checked_scalar(300, flambeau.uint8)
+        RuntimeError: value cannot be converted to type uint8_t without overflow
+    """
+    kind = type(value)
+    if kind is int:
+        if value >= 1 << 64:
+            raise OverflowError("int too big to convert")
+        if value < -(1 << 63):
+            raise OverflowError("can't convert negative int to unsigned")
+    elif kind is not float:
+        return value
+    if d._category != _dtypes._INT:
+        return value
+    bits = d.itemsize * 8
+    high = (1 << (bits - 1)) - 1 if d.is_signed else (1 << bits) - 1
+    low = -(1 << (bits - 1)) if d.is_signed else (-high if kind is int else 0)
+    if low <= value <= high:  # NaN fails it
+        return value % (high + 1) if value < 0 and not d.is_signed else value
+    raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[d.name]} without overflow")
+
+
+def wrapped_int(value: int, d: dtype) -> int:
+    """A Python int operand wrapped into the integer dtype ``d`` (two's complement), as PyTorch wraps
+    the scalar of an arithmetic, bitwise or comparison op (``1000 - uint8_tensor`` subtracts from
+    232). Ints outside ``[-2**63, 2**64)`` raise the argument parser's OverflowError.
+
+    Example::
+
+        >>> wrapped_int(1000, flambeau.uint8), wrapped_int(200, flambeau.int8)
+        (232, -56)
+    """
+    if value >= 1 << 64:
+        raise OverflowError("int too big to convert")
+    if value < -(1 << 63):
+        raise OverflowError("can't convert negative int to unsigned")
+    bits = d.itemsize * 8
+    value &= (1 << bits) - 1
+    if d.is_signed and value >> (bits - 1):
+        value -= 1 << bits
+    return value

@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._int_scalars import fitted, wrapped_operands, wrapping
 from ._quiet import quiet
 
 
@@ -22,6 +23,7 @@ def _check_int_divisor(input: Any, other: Any) -> None:
 
 # casting="unsafe": a 0-d operand of a wider dtype of the same category (uint8 tensor + int32 0-d
 # tensor) does not widen the result, as in PyTorch; numpy computes wider, then stores narrower.
+@wrapping  # a Python int outside an integer tensor's dtype wraps around (see _int_scalars)
 @quiet  # numpy's floating-point warnings (inf - inf, x / 0...): PyTorch gives inf/nan silently
 def add(input, other, alpha, out):
     if alpha == 1:
@@ -30,6 +32,7 @@ def add(input, other, alpha, out):
         np.add(input, np.multiply(other, alpha), out=out, casting="unsafe")
 
 
+@wrapping
 @quiet
 def sub(input, other, alpha, out):
     if alpha == 1:
@@ -38,11 +41,13 @@ def sub(input, other, alpha, out):
         np.subtract(input, np.multiply(other, alpha), out=out, casting="unsafe")
 
 
+@wrapping
 @quiet
 def mul(input, other, out):
     np.multiply(input, other, out=out, casting="unsafe")
 
 
+@wrapping
 @quiet
 def div(input, other, rounding_mode, out):
     if rounding_mode is None:
@@ -60,6 +65,7 @@ def div(input, other, rounding_mode, out):
         np.floor(np.true_divide(input, other), out=out, casting="unsafe")
 
 
+@wrapping
 @quiet
 def floor_divide(input, other, out):
     if out.dtype.kind in "iu":
@@ -69,6 +75,7 @@ def floor_divide(input, other, out):
         np.floor(np.true_divide(input, other), out=out, casting="unsafe")
 
 
+@wrapping
 @quiet
 def remainder(input, other, out):
     if out.dtype.kind in "iu":
@@ -76,6 +83,7 @@ def remainder(input, other, out):
     np.remainder(input, other, out=out, casting="unsafe")
 
 
+@wrapping
 @quiet
 def fmod(input, other, out):
     if out.dtype.kind in "iu":
@@ -118,6 +126,15 @@ def where(condition, input, other, out):
 
 
 def clamp(input, min, max, out):
+    try:
+        _clamp(input, min, max, out)
+    except OverflowError:
+        # A negative int bound of an unsigned tensor wraps (clamp(uint8, min=-5) clamps at 251, as in
+        # PyTorch); the meta function refused any bound that does not fit.
+        _clamp(input, fitted(min, out.dtype), fitted(max, out.dtype), out)
+
+
+def _clamp(input, min, max, out):
     if min is None:
         np.minimum(input, max, out=out, casting="unsafe")
     elif max is None:
@@ -227,7 +244,11 @@ def _bool_unary(ufunc: Callable[..., Any]) -> Callable[..., Any]:
 
 def _binary(ufunc: Callable[..., Any]) -> Callable[..., Any]:
     def kernel(input, other, out):
-        ufunc(input, other, out=out, casting="unsafe")
+        try:
+            ufunc(input, other, out=out, casting="unsafe")
+        except OverflowError as exc:  # a Python int outside an integer tensor's dtype wraps around
+            input, other = wrapped_operands(exc, (input, other))
+            ufunc(input, other, out=out, casting="unsafe")
     return kernel
 
 

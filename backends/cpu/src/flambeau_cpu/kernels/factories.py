@@ -5,6 +5,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._int_scalars import fitted
+
 
 def _unwrap(value: Any) -> Any:
     return value.item() if isinstance(value, np.ndarray) else value
@@ -53,7 +55,10 @@ def copy(input, src, out):
 
 
 def fill(input, value, out):
-    out[...] = value
+    try:
+        out[...] = value
+    except OverflowError:  # -1 fills a uint8 with 255, as in PyTorch (the meta refused what does not fit)
+        out[...] = fitted(value, out.dtype)
 
 
 def to_dtype(input, dtype, out):

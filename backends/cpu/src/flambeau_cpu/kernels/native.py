@@ -19,6 +19,8 @@ import numpy as np
 from .. import _C
 from . import elementwise as _np_ew
 from . import reductions as _np_red
+from ._int_scalars import fitted, wrapped_operands
+from ._quiet import quiet, run_quiet
 
 GRAIN = 32768  # below this many output elements numpy does the work (see the module docstring)
 
@@ -56,11 +58,28 @@ def _try_binary(code: int, input: Any, other: Any, out: np.ndarray, alpha: Any, 
 
 
 # Below GRAIN the binary kernels call numpy's ufunc themselves (what the numpy kernel would do),
-# sparing a Python call: on a 1-element tensor that call is a sizeable part of the whole op. They
-# first try numpy's default casting, which passes whenever the operands' dtypes make out's (and is
-# checked before anything is written); PyTorch's result dtype for a wider 0-d operand of the same
-# category (uint8 tensor + int32 0-d tensor -> uint8) needs the "unsafe" retry. Passing
-# casting= on every call would cost about a tenth of a 1-element add.
+# sparing a Python call: on a 1-element tensor that call is a sizeable part of the whole op. The
+# ufunc runs through `run_quiet` (PyTorch gives inf - inf = nan without a word; see `_quiet`) with
+# numpy's default casting, which passes whenever the operands' dtypes make out's (and is checked
+# before anything is written). Everything else leaves through one `except` to `_small_retry`:
+# PyTorch's result dtype for a wider 0-d operand of the same category (uint8 tensor + int32 0-d
+# tensor -> uint8) needs casting="unsafe" (TypeError), a Python int outside an integer tensor's
+# dtype wraps around (OverflowError, see `_int_scalars`), and another thread may be inside
+# `run_quiet`'s context (RuntimeError). Passing casting= on every call would cost about a tenth of
+# a 1-element add; the except clause costs nothing until it runs.
+_SMALL_EXITS = (TypeError, OverflowError, RuntimeError)
+
+
+@quiet
+def _small_retry(ufunc: np.ufunc, input: Any, other: Any, out: np.ndarray) -> None:
+    """The small binary path's slow exits (see above), all in one: unsafe casting, wrapped ints."""
+    try:
+        ufunc(input, other, out, casting="unsafe")
+    except OverflowError as exc:
+        input, other = wrapped_operands(exc, (input, other))
+        ufunc(input, other, out, casting="unsafe")
+
+
 def _arith(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc | None = None) -> Callable[..., Any]:
     """A binary kernel: C++ above GRAIN, else ``ufunc`` straight when given, else ``numpy_kernel``
     (maximum and minimum: their numpy kernels silence the warning about NaN)."""
@@ -72,9 +91,9 @@ def _arith(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc | None =
                 numpy_kernel(input, other, out)
                 return
             try:
-                ufunc(input, other, out)
-            except TypeError:
-                ufunc(input, other, out, casting="unsafe")
+                run_quiet(ufunc, input, other, out)
+            except _SMALL_EXITS:
+                _small_retry(ufunc, input, other, out)
             return
         if _try_binary(code, input, other, out, 1, None):
             return
@@ -85,9 +104,14 @@ def _arith(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc | None =
 
 
 def _comparison(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc) -> Callable[..., Any]:
+    """A comparison: numpy compares a Python int with an integer tensor as the exact number, where
+    PyTorch first wraps it into the tensor's dtype (uint8 == 257 holds at 1), so an int operand's
+    range is checked first. Comparisons raise no floating-point warnings (NaN compares quietly)."""
     code = _BIN[name]
 
     def kernel(input, other, out):
+        if type(other) is int:
+            other = fitted(other, input.dtype)
         if out.size < GRAIN:
             try:
                 ufunc(input, other, out)
@@ -103,7 +127,8 @@ def _comparison(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc) ->
 
 
 _ADD, _SUB, _DIV = _BIN["add"], _BIN["sub"], _BIN["div"]
-_np_add, _np_sub, _np_div = _np_ew.add, _np_ew.sub, _np_ew.div
+_np_add, _np_sub = _np_ew.add, _np_ew.sub
+_np_div_quiet = _np_ew.div.__wrapped__  # the numpy kernel inside its `wrapping` (functools.wraps keeps it)
 _add, _subtract = np.add, np.subtract
 
 
@@ -111,9 +136,9 @@ def add(input, other, alpha, out):
     if out.size < GRAIN:
         if alpha == 1:  # numpy's add, straight (as _np_add would do it)
             try:
-                _add(input, other, out)
-            except TypeError:
-                _add(input, other, out, casting="unsafe")
+                run_quiet(_add, input, other, out)
+            except _SMALL_EXITS:
+                _small_retry(_add, input, other, out)
             return
     elif _try_binary(_ADD, input, other, out, alpha, None):
         return
@@ -124,9 +149,9 @@ def sub(input, other, alpha, out):
     if out.size < GRAIN:
         if alpha == 1:
             try:
-                _subtract(input, other, out)
-            except TypeError:
-                _subtract(input, other, out, casting="unsafe")
+                run_quiet(_subtract, input, other, out)
+            except _SMALL_EXITS:
+                _small_retry(_subtract, input, other, out)
             return
     elif _try_binary(_SUB, input, other, out, alpha, None):
         return
@@ -136,7 +161,11 @@ def sub(input, other, alpha, out):
 def div(input, other, rounding_mode, out):
     if out.size >= GRAIN and rounding_mode is None and _try_binary(_DIV, input, other, out, 1, None):
         return
-    _np_div(input, other, rounding_mode, out)
+    try:
+        _np_div_quiet(input, other, rounding_mode, out)
+    except OverflowError as exc:  # what elementwise.div's `wrapping` does, without its call
+        input, other = wrapped_operands(exc, (input, other))
+        _np_div_quiet(input, other, rounding_mode, out)
 
 
 def _unary_kernel(name: str, numpy_kernel: Callable[..., Any], dtypes: tuple[np.dtype, ...],

@@ -7,6 +7,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._int_scalars import fitted
+
 _HALF_LOG_PI = 0.5 * math.log(math.pi)
 
 try:  # the fused C++ kernels (a stale or missing build leaves the numpy ones in charge)
@@ -121,11 +123,17 @@ def addcdiv(input, tensor1, tensor2, value, out):
 
 
 def clamp_min(input, min, out):
-    np.maximum(input, min, out=out, casting="unsafe")
+    try:
+        np.maximum(input, min, out=out, casting="unsafe")
+    except OverflowError:  # a negative bound of an unsigned tensor wraps, as in elementwise.clamp
+        np.maximum(input, fitted(min, out.dtype), out=out, casting="unsafe")
 
 
 def clamp_max(input, max, out):
-    np.minimum(input, max, out=out, casting="unsafe")
+    try:
+        np.minimum(input, max, out=out, casting="unsafe")
+    except OverflowError:
+        np.minimum(input, fitted(max, out.dtype), out=out, casting="unsafe")
 
 
 # -- unary -----------------------------------------------------------------------------
