@@ -63,7 +63,18 @@ def diagonal(input, offset, dim1, dim2):
                                tuple(strides[i] for i in keep) + (strides[a] + strides[b],), start)
 
 
+#: Below this many output elements a copy runs on one thread anyway, and numpy's single joining call
+#: costs less than a loop of per-input copies.
+_SMALL = 32768
+
+
 def cat(tensors, dim, out):
+    if out.size < _SMALL:
+        try:  # legacy 1-D empties among n-D inputs make numpy refuse: the loop below skips them
+            np.concatenate(tensors, axis=dim, out=out, casting="unsafe")
+            return
+        except ValueError:
+            pass
     d = dim % out.ndim
     lead = (slice(None),) * d
     start = 0
@@ -80,6 +91,10 @@ _REVERSED = slice(None, None, -1)
 
 def stack(tensors, dim, out):
     lead = (slice(None),) * (dim % out.ndim)
+    if out.size < _SMALL:  # numpy's item assignment: no view to build per input
+        for i, t in enumerate(tensors):
+            out[lead + (i,)] = t
+        return
     for i, t in enumerate(tensors):
         _copy(out[lead + (i, Ellipsis)], t)  # the Ellipsis keeps a 0-d result a view, not a scalar
 
@@ -122,6 +137,16 @@ def roll(input, shifts, dims, out):
     dims = tuple(d % max(input.ndim, 1) for d in _ints(dims))
     if not input.ndim:
         _copy(out, input)
+        return
+    if len(dims) == 1:  # the common case, kept short: two block copies
+        n = input.shape[dims[0]]
+        shift = shifts[0] % n if n else 0
+        lead = (slice(None),) * dims[0]
+        if shift == 0:
+            _copy(out, input)
+        else:
+            _copy(out[lead + (slice(shift, None),)], input[lead + (slice(None, n - shift),)])
+            _copy(out[lead + (slice(None, shift),)], input[lead + (slice(n - shift, None),)])
         return
     # A dim named twice rolls by the sum of its shifts, as in np.roll.
     total: dict[int, int] = {}
