@@ -33,7 +33,9 @@ except (ImportError, TypeError):  # pragma: no cover - numpy < 2 (or a changed p
 def quiet(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """``kernel`` run with numpy's floating-point errors ignored (same signature, same result)."""
     if _extobj_contextvar is None:  # pragma: no cover
-        return np.errstate(all="ignore")(kernel)
+        run = np.errstate(all="ignore")(kernel)
+        run._quiet = True
+        return run
     set_mode, reset_mode = _extobj_contextvar.set, _extobj_contextvar.reset
 
     @functools.wraps(kernel)
@@ -44,7 +46,18 @@ def quiet(kernel: Callable[..., Any]) -> Callable[..., Any]:
         finally:
             reset_mode(token)
 
+    run._quiet = True  # type: ignore[attr-defined]
     return run
+
+
+def quiet_all(kernels: dict[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
+    """``kernels`` each made :func:`quiet` (those that already are stay as they are).
+
+    For modules whose kernels are numpy/scipy compositions (matrix products, norms, special
+    functions) where any step may meet inf or NaN: one wrapper per kernel call rather than an
+    ``errstate`` around each step that can warn, and nothing forgotten.
+    """
+    return {name: k if getattr(k, "_quiet", False) else quiet(k) for name, k in kernels.items()}
 
 
 def _errstate_call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - numpy < 2

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _threads
+from ._quiet import quiet_all
 
 
 def _scalar(value: Any, out: np.ndarray) -> Any:
@@ -174,6 +175,7 @@ def vdot(input, other, out):
     out[()] = np.vdot(input, other)
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+# Products of inf and 0 give NaN without numpy's RuntimeWarning, as PyTorch's BLAS calls do.
+KERNELS: dict[str, Callable[..., Any]] = quiet_all({
     "addmm": addmm, "addmv": addmv, "addr": addr, "addbmm": addbmm, "baddbmm": baddbmm, "vdot": vdot,
-}
+})

@@ -5,6 +5,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._quiet import quiet_all
+
 
 def matmul(input, other, out):
     if out.ndim == 0:
@@ -29,4 +31,5 @@ def dot(input, tensor, out):
     out[()] = np.dot(input, tensor)
 
 
-KERNELS: dict[str, Callable[..., Any]] = {"matmul": matmul, "mm": mm, "bmm": bmm, "mv": mv, "dot": dot}
+# inf * 0 inside a product gives NaN without numpy's "invalid value encountered in matmul", as in PyTorch.
+KERNELS: dict[str, Callable[..., Any]] = quiet_all({"matmul": matmul, "mm": mm, "bmm": bmm, "mv": mv, "dot": dot})

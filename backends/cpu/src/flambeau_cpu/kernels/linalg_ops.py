@@ -13,6 +13,8 @@ import numpy as np
 
 from flambeau._core_ops._linalg_checks import LinAlgError
 
+from ._quiet import quiet_all
+
 
 class _Lazy:
     """A scipy module imported at first use (not at ``import flambeau``)."""
@@ -381,6 +383,7 @@ def linalg_cross(input, other, dim, out):
               casting="unsafe")
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+# Norms, determinants and products of inputs with inf or NaN: inf/NaN results without numpy's warnings.
+KERNELS: dict[str, Callable[..., Any]] = quiet_all({
     name: fn for name, fn in globals().items() if name.startswith("linalg_") and callable(fn)
-}
+})

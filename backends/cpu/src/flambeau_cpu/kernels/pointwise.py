@@ -8,6 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ._int_scalars import fitted
+from ._quiet import quiet_all
 
 _HALF_LOG_PI = 0.5 * math.log(math.pi)
 
@@ -278,7 +279,7 @@ def lcm(input, other, out):
 
 def ldexp(input, other, out):
     wd = _work_dtype(out)
-    scale = np.exp2(_as(other, wd if wd.kind == "f" else np.dtype(np.float64)))
+    scale = np.exp2(_as(other, wd))  # complex exponents too: 2 ** (1+1j) turns as well as scales
     np.multiply(input, scale, out=out, casting="unsafe")
 
 
@@ -321,7 +322,8 @@ def _sinc(input, out):
     _store(out, np.sinc(x))
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+# inf, NaN, 0 and huge values give inf/NaN without numpy's RuntimeWarnings, as PyTorch's kernels do.
+KERNELS: dict[str, Callable[..., Any]] = quiet_all({
     "addcmul": addcmul, "addcdiv": addcdiv, "clamp_min": clamp_min, "clamp_max": clamp_max,
     "sgn": sgn, "signbit": signbit, "angle": angle, "conj_physical": conj_physical,
     "deg2rad": deg2rad, "rad2deg": rad2deg, "nan_to_num": nan_to_num, "frexp": frexp, "logit": logit,
@@ -343,4 +345,4 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "special_spherical_bessel_j0": _float_unary(lambda x: np.sinc(x / np.pi)),
     "special_zeta": _float_binary("zeta"),
     "sinc": _sinc, "polygamma": polygamma, "mvlgamma": mvlgamma, "igamma": igamma, "igammac": igammac,
-}
+})

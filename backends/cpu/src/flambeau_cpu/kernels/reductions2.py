@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._quiet import quiet_all
+
 _LOW_PRECISION = ("float16", "bfloat16")
 
 
@@ -355,11 +357,13 @@ def histc(input, bins, min, max, out):
     _store(out, counts)
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+# inf - inf in a sum, inf * 0 in a norm...: NaN without numpy's warnings, as in PyTorch. (numpy's
+# "Mean of empty slice" warnings are not floating-point errors: `_quiet` above handles those.)
+KERNELS: dict[str, Callable[..., Any]] = quiet_all({
     "nansum": nansum, "nanmean": nanmean, "var": var, "std": std, "var_mean": var_mean, "std_mean": std_mean,
     "aminmax": aminmax, "median": median, "nanmedian": nanmedian, "median_dim": median_dim,
     "nanmedian_dim": nanmedian_dim, "mode": mode,
     "quantile": _quantile(np.quantile, "quantile"), "nanquantile": _quantile(np.nanquantile, "nanquantile"),
     "logsumexp": logsumexp, "norm": norm, "dist": dist, "count_nonzero": count_nonzero,
     "unique": unique, "unique_consecutive": unique_consecutive, "bincount": bincount, "histc": histc,
-}
+})
