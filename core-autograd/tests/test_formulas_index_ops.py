@@ -43,8 +43,18 @@ def test_scatter_value_and_add(rng):
     x = make(rng, 3, 4)
     check(lambda t: t.scatter(0, IDX, 2.5), x)
     check(lambda t: t.scatter(0, IDX, value=-1.0), x)
-    src = make(rng, 2, 4)
-    check(lambda t, s: t.scatter(0, IDX, s, reduce="add"), x, src)
+
+
+
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_with_reduce_refuses_backward_like_pytorch(rng, reduce):
+    # torch.scatter(..., reduce=) records a not-implemented node: the forward works, backward raises
+    x, src = make(rng, 3, 4), make(rng, 2, 4)
+    for y in (x.scatter(0, IDX, src, reduce=reduce), x.detach().scatter(0, IDX, src, reduce=reduce),
+              x.scatter(0, IDX, 2.0, reduce=reduce)):
+        assert y.requires_grad
+        with pytest.raises(RuntimeError, match="^derivative for aten::scatter is not implemented$"):
+            y.sum().backward()
 
 
 def test_scatter_add(rng):

@@ -250,7 +250,6 @@ def _decl(name: str, sig: str, meta: Any, doc: str, **kw: Any) -> OpDecl:
 
 
 def declarations() -> list[OpDecl]:
-    nd = {"differentiable": False}
     return [
         _decl("linalg_vector_norm", "(input: Tensor, ord=2, dim=None, keepdim=False, *, dtype=None)",
               _vector_norm_meta, "The vector ``ord``-norm of ``input`` over ``dim`` (all elements by default)."),
@@ -275,14 +274,14 @@ def declarations() -> list[OpDecl]:
         _decl("linalg_qr", "(A: Tensor, mode='reduced')", _qr_meta, "The QR decomposition.",
               output_names=("Q", "R")),
         _decl("linalg_lu_factor", "(A: Tensor, *, pivot=True)", _lu_factor_meta,
-              "The compact LU factorisation and its pivots (1-based, int32).", output_names=("LU", "pivots"), **nd),
+              "The compact LU factorisation and its pivots (1-based, int32).", output_names=("LU", "pivots")),
         _decl("linalg_lu", "(A: Tensor, *, pivot=True)", _lu_meta, "The LU decomposition ``A = P L U``.",
-              output_names=("P", "L", "U"), **nd),
+              output_names=("P", "L", "U")),
         _decl("linalg_lu_solve", "(LU: Tensor, pivots: Tensor, B: Tensor, *, left=True, adjoint=False)",
-              _lu_solve_meta, "The solution of ``AX = B`` from ``lu_factor``'s output.", **nd),
+              _lu_solve_meta, "The solution of ``AX = B`` from ``lu_factor``'s output."),
         _decl("linalg_eig", "(A: Tensor)", _eig_meta, "The eigenvalues and eigenvectors of a general matrix.",
-              output_names=("eigenvalues", "eigenvectors"), **nd),
-        _decl("linalg_eigvals", "(A: Tensor)", _eigvals_meta, "The eigenvalues of a general matrix.", **nd),
+              output_names=("eigenvalues", "eigenvectors")),
+        _decl("linalg_eigvals", "(A: Tensor)", _eigvals_meta, "The eigenvalues of a general matrix."),
         _decl("linalg_eigh", "(A: Tensor, UPLO='L')", _eigh_meta,
               "The eigenvalues (ascending) and eigenvectors of a Hermitian matrix.",
               output_names=("eigenvalues", "eigenvectors")),

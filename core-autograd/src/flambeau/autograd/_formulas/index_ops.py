@@ -42,12 +42,11 @@ def _src_grad(ctx, g: Tensor, dim: int, index: Tensor, position: int) -> Tensor:
 
 def _scatter(ctx, g):
     _, dim, index, src, _value, reduce = ctx.args
-    if reduce == "multiply":
-        raise RuntimeError("scatter(): the gradient of reduce='multiply' is not supported; "
-                           "use scatter_reduce(..., 'prod') without gradients or write the product out")
-    gx = None
-    if ctx.needs(0):
-        gx = g if reduce == "add" else g.scatter(dim, index, 0)
+    if reduce is not None:
+        # PyTorch records scatter with reduce= ('add' or 'multiply') as not differentiable and
+        # refuses in backward with this error; scatter_add and scatter_reduce differentiate.
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+    gx = g.scatter(dim, index, 0) if ctx.needs(0) else None
     gs = _src_grad(ctx, g, dim, index, 3) if ctx.needs(3) else None
     return gx, None, None, gs
 

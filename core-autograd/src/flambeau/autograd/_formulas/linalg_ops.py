@@ -12,6 +12,8 @@ from typing import Any
 
 from ..formula import Formula
 from ._helpers import unsqueeze_dims, reduction_dims
+from .linalg_det import det_backward
+from .linalg_eig import check_phase_invariant
 
 
 def _fn(name: str) -> Any:
@@ -66,8 +68,7 @@ def _inv_h(A: Any) -> Any:
 
 def _det(ctx, g):
     (A,) = ctx.args
-    d = ctx.result
-    return (g * d.conj()).unsqueeze(-1).unsqueeze(-1) * _inv_h(A)
+    return det_backward(A, ctx.result, g)
 
 
 def _slogdet(ctx, grads):
@@ -242,9 +243,35 @@ def _eigh(ctx, grads):
         E = L.unsqueeze(-2) - L.unsqueeze(-1)  # E_ij = L_j - L_i
         F = (1 - eye) / flambeau.where(eye.bool(), 1.0, E)
         X = V.mH.matmul(gV)
+        check_phase_invariant(X, "linalg_eigh_backward")
         # only X's skew part moves orthonormal eigenvectors; it makes the gradient Hermitian, as PyTorch's
         inner = inner + F.to(V.dtype) * (0.5 * (X - X.mH))
     return V.matmul(inner).matmul(V.mH)
+
+
+def _svd_phase_term(S: Any, UtgU: Any, VtgV: Any) -> Any:
+    """The diagonal the complex SVD's phase freedom adds to ``U^H gA V``.
+
+    ``(U^H dA V)_ii = ds_i + s_i (Omega_U - Omega_V)_ii`` with ``Omega = U^H dU``, ``V^H dV``
+    skew-Hermitian, so ``Im (U^H dA V)_ii / s_i`` moves the phase of ``u_i`` against ``v_i``. A loss
+    that is invariant to a joint phase has ``a = Im diag(U^H gU) = -Im diag(V^H gV)``, and its
+    gradient gets ``i a_i / s_i`` on the diagonal. Where ``s_i`` is zero to working precision (below
+    ``eps * k * max(s)``) no phase is determined and ``a_i`` is rounding noise: the term is 0 there.
+    PyTorch refuses a loss without that invariance, and so does this.
+    """
+    import flambeau
+
+    zero = flambeau.zeros_like(S)
+    a = UtgU.diagonal(0, -2, -1).imag if UtgU is not None else zero
+    b = VtgV.diagonal(0, -2, -1).imag if VtgV is not None else zero
+    if UtgU is not None or VtgV is not None:
+        if a.numel() and not bool(((a + b).abs() <= 1e-2 + 1e-2 * b.abs()).all()):
+            raise RuntimeError("svd_backward: The singular vectors in the complex case are specified up to "
+                               "multiplication by e^{i phi}. The specified loss function depends on this phase "
+                               "term, making it ill-defined.")
+    tiny = S <= flambeau.finfo(S.dtype).eps * S.shape[-1] * S.amax(-1, keepdim=True)
+    phase = flambeau.where(tiny, 0.0, 0.5 * (a - b) / flambeau.where(tiny, 1.0, S))
+    return flambeau.diag_embed(phase.to(UtgU.dtype if UtgU is not None else VtgV.dtype) * 1j)
 
 
 def _svd_backward(U: Any, S: Any, Vh: Any, gU: Any, gS: Any, gVh: Any) -> Any:
@@ -262,8 +289,11 @@ def _svd_backward(U: Any, S: Any, Vh: Any, gU: Any, gS: Any, gVh: Any) -> Any:
     F = ((1 - eye) / flambeau.where(eye.bool(), 1.0, E)).to(U.dtype)
     s_inv = (1 / S).to(U.dtype)
     out = None
+    UtgU = U.mH.matmul(gU) if gU is not None else None
+    VtgV = Vh.matmul(gVh.mH) if gVh is not None else None
+    if U.dtype.is_complex:
+        inner = inner + _svd_phase_term(S, UtgU, VtgV)
     if gU is not None:
-        UtgU = U.mH.matmul(gU)
         inner = inner + (F * (UtgU - UtgU.mH)).matmul(Sd)
         m = U.shape[-2]
         if m > k:
@@ -271,7 +301,6 @@ def _svd_backward(U: Any, S: Any, Vh: Any, gU: Any, gS: Any, gVh: Any) -> Any:
             out = (proj * s_inv.unsqueeze(-2)).matmul(Vh)
     if gVh is not None:
         gV = gVh.mH
-        VtgV = V.mH.matmul(gV)
         inner = inner + Sd.matmul(F * (VtgV - VtgV.mH))
         n = V.shape[-2]
         if n > k:

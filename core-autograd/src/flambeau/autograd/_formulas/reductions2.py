@@ -258,8 +258,12 @@ def _dist(ctx, g):
 # -- cumulative ops ------------------------------------------------------------------------------
 
 def _reverse_cumsum(t, dim):
-    """``sum_{j >= i} t_j`` along ``dim`` (no flip needed: the total minus the running sum before i)."""
-    return t.sum(dim, keepdim=True) - t.cumsum(dim) + t
+    """``sum_{j >= i} t_j`` along ``dim``: the running sum of the flipped tensor, flipped back.
+
+    Not ``total - cumsum + t``: that cancels catastrophically when large terms come first (a
+    cumprod's gradient past a tiny factor lost every digit).
+    """
+    return t.flip(dim).cumsum(dim).flip(dim)
 
 
 def _cumsum(ctx, g):
