@@ -6,6 +6,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ._int_scalars import fitted
+from ._quiet import quiet
 
 
 def _unwrap(value: Any) -> Any:
@@ -50,6 +51,7 @@ def _drop_imaginary(src, out):
     return src
 
 
+@quiet  # NaN or inf to an integer dtype, float32 past float16's range: no warnings, as in PyTorch
 def copy(input, src, out):
     np.copyto(out, _drop_imaginary(src, out), casting="unsafe")
 
@@ -61,6 +63,7 @@ def fill(input, value, out):
         out[...] = fitted(value, out.dtype)
 
 
+@quiet
 def to_dtype(input, dtype, out):
     np.copyto(out, _drop_imaginary(input, out), casting="unsafe")
 

@@ -106,7 +106,8 @@ def _arith(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc | None =
 def _comparison(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc) -> Callable[..., Any]:
     """A comparison: numpy compares a Python int with an integer tensor as the exact number, where
     PyTorch first wraps it into the tensor's dtype (uint8 == 257 holds at 1), so an int operand's
-    range is checked first. Comparisons raise no floating-point warnings (NaN compares quietly)."""
+    range is checked first. A float operand past float32's range (``t == 1e300``) and bfloat16 NaNs
+    would make numpy warn, so the ufunc runs quietly as in `_arith`."""
     code = _BIN[name]
 
     def kernel(input, other, out):
@@ -114,9 +115,9 @@ def _comparison(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc) ->
             other = fitted(other, input.dtype)
         if out.size < GRAIN:
             try:
-                ufunc(input, other, out)
-            except TypeError:
-                ufunc(input, other, out, casting="unsafe")
+                run_quiet(ufunc, input, other, out)
+            except _SMALL_EXITS:
+                _small_retry(ufunc, input, other, out)
             return
         if _try_binary(code, input, other, out, 1, _BOOL):
             return

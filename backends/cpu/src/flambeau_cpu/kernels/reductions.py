@@ -5,7 +5,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._quiet import quiet
+from ._quiet import quiet, quiet_all
 
 
 def _axes(input: np.ndarray, dim: Any) -> Any:
@@ -95,10 +95,11 @@ def _logical(reduce: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+# max/min over NaN (bfloat16's compare warns) and the like: no numpy warnings, as in PyTorch.
+KERNELS: dict[str, Callable[..., Any]] = quiet_all({
     "sum": sum, "mean": mean, "prod": prod,
     "amax": _extreme(np.amax), "amin": _extreme(np.amin),
     "max_dim": _extreme_dim(np.argmax), "min_dim": _extreme_dim(np.argmin),
     "argmax": _arg(np.argmax), "argmin": _arg(np.argmin),
     "all": _logical(np.all), "any": _logical(np.any),
-}
+})
