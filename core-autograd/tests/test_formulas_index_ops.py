@@ -153,8 +153,43 @@ def test_index_reduce(rng, reduce, include_self):
           make(rng, 3, 3), make(rng, 3, 2), second=False)
 
 
-def test_unsupported_reductions_say_so(rng):
-    x, src = make(rng, 3), make(rng, 2)
-    y = fb.scatter_reduce(x, 0, fb.tensor([0, 0]), src, "prod")
-    with pytest.raises(RuntimeError, match="the derivative for reduce='prod' is not implemented"):
-        y.sum().backward()
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_prod(rng, include_self):
+    x, src = make(rng, 3, 4), make(rng, 2, 4)
+    check(lambda t, s: fb.scatter_reduce(t, 0, IDX, s, "prod", include_self=include_self), x, src)
+    check(lambda t, s: fb.index_reduce(t, 1, fb.tensor([0, 2, 2]), s, "prod", include_self=include_self),
+          make(rng, 3, 4), make(rng, 3, 3))
+
+
+def test_scatter_reduce_prod_with_zero_factors():
+    # the products of the other factors, written out (PyTorch's values): one zero in a slot passes
+    # the others' product to the zero factor only; two zeros give every factor slope 0
+    index = fb.tensor([[0, 2, 1, 0], [2, 1, 0, 1]])
+    x = fb.tensor([[0.0, 1, 2, 3], [1, 2, 3, 4], [2, 0, 1, 1]], dtype=fb.float64, requires_grad=True)
+    src = fb.tensor([[1.0, 0, 2, 3], [0.5, 2, 0, 1]], dtype=fb.float64, requires_grad=True)
+    x.scatter_reduce(0, index, src, "prod").sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[1, 1, 0, 3], [1, 2, 2, 1], [0.5, 0, 1, 1]])
+    np.testing.assert_allclose(src.grad.numpy(), [[0, 0, 3, 3], [2, 2, 2, 4]])
+    x.grad = src.grad = None
+    x.scatter_reduce(0, index, src, "prod", include_self=False).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 1, 1]])
+    np.testing.assert_allclose(src.grad.numpy(), np.ones((2, 4)))
+    two = fb.tensor([0.0, 5.0], dtype=fb.float64, requires_grad=True)
+    zeros = fb.tensor([0.0, 3.0, 0.0], dtype=fb.float64, requires_grad=True)
+    two.scatter_reduce(0, fb.tensor([0, 0, 1]), zeros, "prod").sum().backward()
+    np.testing.assert_allclose(two.grad.numpy(), [0, 0])  # slot 0 has three factors, two of them zero
+    np.testing.assert_allclose(zeros.grad.numpy(), [0, 0, 5])
+
+
+@pytest.mark.parametrize("op", ["scatter_reduce", "index_reduce"])
+def test_reduce_ops_refuse_complex_autograd_like_pytorch(op):
+    x = fb.ones(3, 4, dtype=fb.complex128, requires_grad=True)
+    src = fb.ones(2, 4, dtype=fb.complex128)
+    with pytest.raises(RuntimeError, match=f"^{op} does not support automatic differentiation for outputs with "
+                                           "complex dtype.$"):
+        if op == "scatter_reduce":
+            x.scatter_reduce(0, IDX, src, "sum")
+        else:
+            x.index_reduce(0, fb.tensor([0, 2]), src, "prod")
+    # without autograd the forward runs
+    assert x.detach().scatter_reduce(0, IDX, src, "sum").dtype == fb.complex128

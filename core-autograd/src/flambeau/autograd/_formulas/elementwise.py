@@ -15,7 +15,8 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 def _scale(g: Tensor, alpha: Any) -> Tensor:
-    return g if alpha == 1 else g * alpha
+    # a complex alpha is a factor like any other: its conjugate scales the gradient
+    return g if alpha == 1 else g * conj(alpha)
 
 
 def _add(ctx, g):

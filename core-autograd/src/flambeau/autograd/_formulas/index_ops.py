@@ -11,7 +11,7 @@ from typing import Sequence
 from flambeau._tensor import Tensor
 
 from ..formula import Formula
-from ._helpers import zeros
+from ._helpers import conj, zeros
 
 
 def _fb():
@@ -86,7 +86,54 @@ def _reduce_grads(g: Tensor, input: Tensor, dim: int, index: Tensor, src: Tensor
         count = self_hit.scatter_add(dim, index, src_hit)
         share = g / fb.where(count > 0, count, 1.0)
         return share * self_hit, (share.gather(dim, index) * src_hit if needs_src else None)
+    if reduce == "prod":
+        return _prod_grads(g, input, dim, index, src, include_self, needs_src)
     raise RuntimeError(f"the derivative for reduce='{reduce}' is not implemented")
+
+
+def _prod_grads(g: Tensor, input: Tensor, dim: int, index: Tensor, src: Tensor, include_self: bool,
+                needs_src: bool) -> tuple:
+    """``scatter_reduce(..., 'prod')``'s gradients, exact with zeros among the factors.
+
+    Each output is the product of its factors (the input's element when ``include_self``, and the
+    ``src`` elements scattered there). A factor's slope is the product of the others: with no zero
+    among them that is ``product / factor``; with exactly one zero, the zero factor's slope is the
+    product of the nonzero ones and every other slope is 0; with two or more zeros all are 0.
+    """
+    fb = _fb()
+    corner = src[tuple(slice(0, n) for n in index.shape)] if src.dim() else src
+    src_zero = corner == 0
+    src_safe = fb.where(src_zero, 1.0, corner)
+    counts = fb.zeros(tuple(g.shape), dtype=g._dtype, device=g._device)
+    if include_self:
+        self_zero = input == 0
+        base = fb.where(self_zero, 1.0, input)
+        counts = counts + self_zero.to(g._dtype)
+    else:
+        base = fb.ones(tuple(g.shape), dtype=g._dtype, device=g._device)
+    nonzero_product = base.scatter_reduce(dim, index, src_safe, "prod")
+    zeros = counts.scatter_add(dim, index, src_zero.to(g._dtype))
+
+    def slope(product: Tensor, n_zero: Tensor, is_zero: Tensor, safe: Tensor) -> Tensor:
+        return fb.where(n_zero == 0, product / safe, fb.where((n_zero == 1) & is_zero, product, 0.0))
+
+    if include_self:
+        gx = g * slope(nonzero_product, zeros, self_zero, base)
+    else:
+        gx = g.scatter(dim, index, 0)
+    gs = None
+    if needs_src:
+        gs = g.gather(dim, index) * slope(nonzero_product.gather(dim, index), zeros.gather(dim, index), src_zero,
+                                          src_safe)
+    return gx, gs
+
+
+def _refuse_complex(op: str):
+    """A ``keep`` hook: PyTorch refuses, when recording, to differentiate these ops' complex outputs."""
+    def check(input, *_args):
+        if input._dtype.is_complex:
+            raise RuntimeError(f"{op} does not support automatic differentiation for outputs with complex dtype.")
+    return check
 
 
 def _index_reduce(ctx, g):
@@ -115,7 +162,7 @@ def _index_add(ctx, g):
     gs = None
     if ctx.needs(3):
         gs = g.index_select(dim, index.reshape(-1)) if g.dim() else g
-        gs = gs * alpha if alpha != 1 else gs
+        gs = gs * conj(alpha) if alpha != 1 else gs
     return (g if ctx.needs(0) else None), None, None, gs
 
 
@@ -205,8 +252,10 @@ def formulas() -> dict[str, Formula]:
         "gather": Formula(_gather, save=("index",)),
         "scatter": Formula(_scatter, save=("index",)),
         "scatter_add": Formula(_scatter_add, save=("index",)),
-        "scatter_reduce": Formula(_scatter_reduce, save=("input", "index", "src"), result=True),
-        "index_reduce": Formula(_index_reduce, save=("input", "index", "source"), result=True),
+        "scatter_reduce": Formula(_scatter_reduce, save=("input", "index", "src"), result=True,
+                                  keep=_refuse_complex("scatter_reduce")),
+        "index_reduce": Formula(_index_reduce, save=("input", "index", "source"), result=True,
+                                keep=_refuse_complex("index_reduce")),
         "index_select": Formula(_index_select, save=("index",)),
         "index_add": Formula(_index_add, save=("index",)),
         "index_copy": Formula(_index_copy, save=("index",)),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..formula import Formula
-from ._helpers import unsqueeze_dims, reduction_dims
+from ._helpers import conj, unsqueeze_dims, reduction_dims
 from .linalg_det import det_backward
 from .linalg_eig import check_phase_invariant
 
@@ -72,11 +72,21 @@ def _det(ctx, g):
 
 
 def _slogdet(ctx, grads):
+    import flambeau
+
     (A,) = ctx.args
-    g_logabs = grads[1]
-    if g_logabs is None:
+    g_sign, g_logabs = grads
+    # d log|det| = Re tr(A^{-1} dA) and, for complex A, the phase sign = e^{i theta} moves with
+    # d theta = Im tr(A^{-1} dA): the gradient is (g_logabs + i Im(g_sign conj(sign))) A^{-H}.
+    # A real sign is piecewise constant: no gradient.
+    complex_sign = A.dtype.is_complex and g_sign is not None
+    if g_logabs is None and not complex_sign:
         return None
-    return g_logabs.unsqueeze(-1).unsqueeze(-1).to(A.dtype) * _inv_h(A)
+    scale = flambeau.zeros_like(ctx.result[1]) if g_logabs is None else g_logabs
+    scale = scale.to(A.dtype)
+    if complex_sign:
+        scale = scale + 1j * (g_sign * ctx.result[0].conj()).imag
+    return scale.unsqueeze(-1).unsqueeze(-1) * _inv_h(A)
 
 
 def _inv_backward(Ainv: Any, g: Any) -> Any:
@@ -194,8 +204,15 @@ def _cholesky_ex(ctx, grads):
 
 
 def _copyltu(M: Any) -> Any:
-    """The Hermitian matrix with ``M``'s lower triangle."""
-    return M.tril(-1) + M.tril(-1).mH + M * _eye(M.shape[-1], M)
+    """The Hermitian matrix with ``M``'s strict lower triangle and the real part of its diagonal.
+
+    For complex ``A = QR`` the diagonal of ``R`` is real, so ``Q^H dQ`` (skew-Hermitian) has the
+    imaginary diagonal of ``Q^H dA R^{-1}``; carried through, that leaves only ``Re diag(M)`` here.
+    """
+    diag = M * _eye(M.shape[-1], M)
+    if M.dtype.is_complex:
+        diag = diag.real.to(M.dtype)
+    return M.tril(-1) + M.tril(-1).mH + diag
 
 
 def _qr_tall(Q: Any, R: Any, gQ: Any, gR: Any) -> Any:
@@ -333,8 +350,9 @@ def _svdvals(ctx, g):
 def _cross(ctx, g):
     a, b, dim = ctx.args
     cross = _fn("linalg_cross")
-    ga = cross(b.expand(g.shape), g, dim=dim) if ctx.needs(0) else None
-    gb = cross(g, a.expand(g.shape), dim=dim) if ctx.needs(1) else None
+    # bilinear: complex operands enter conjugated (PyTorch's convention)
+    ga = cross(conj(b).expand(g.shape), g, dim=dim) if ctx.needs(0) else None
+    gb = cross(g, conj(a).expand(g.shape), dim=dim) if ctx.needs(1) else None
     return ga, gb
 
 
@@ -342,7 +360,7 @@ def formulas() -> dict[str, Formula]:
     return {
         "linalg_vector_norm": Formula(_vector_norm, save=("input",), result=True),
         "linalg_det": Formula(_det, save=("A",), result=True),
-        "linalg_slogdet": Formula(_slogdet, save=("A",)),
+        "linalg_slogdet": Formula(_slogdet, save=("A",), result=True),
         "linalg_inv": Formula(_inv, result=True),
         "linalg_inv_ex": Formula(_inv_ex, result=True),
         "linalg_solve": Formula(_solve, save=("A", "B"), result=True),

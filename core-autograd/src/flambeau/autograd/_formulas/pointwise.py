@@ -157,6 +157,8 @@ def _float_power(ctx, g):
     fb = _fb()
     x, e = ctx.args
     gx = gy = None
+    if g.dtype.is_complex:
+        return _float_power_complex(ctx, g, x, e)
     if ctx.needs(0):
         if isinstance(e, Tensor):
             gx = fb.where(e == 0, 0.0, g * e * fb.float_power(x, e - 1))
@@ -165,6 +167,21 @@ def _float_power(ctx, g):
     if ctx.needs(1):
         xs = x if isinstance(x, Tensor) else fb.tensor(x, dtype=g.dtype)
         gy = g * fb.where((xs == 0) & (e >= 0), 0.0, ctx.result * xs.log())
+    return gx, gy
+
+
+def _float_power_complex(ctx, g, x, e):
+    # holomorphic in both: conjugated slopes, and no ordering of complex exponents (0 ** 0 is masked)
+    fb = _fb()
+    gx = gy = None
+    if ctx.needs(0):
+        if isinstance(e, Tensor):
+            gx = fb.where(e == 0, 0.0, g * conj(e * fb.float_power(x, e - 1)))
+        else:
+            gx = zeros_like(g) if e == 0 else g * conj(e * fb.float_power(x, e - 1))
+    if ctx.needs(1):
+        xs = x if isinstance(x, Tensor) else fb.tensor(x, dtype=g.dtype)
+        gy = g * conj(fb.where(xs == 0, 0.0, ctx.result * xs.log()))
     return gx, gy
 
 
@@ -198,7 +215,7 @@ def _i1e(ctx, g):
 def _sinc(ctx, g):
     x = ctx.args[0]
     safe = _fb().where(x == 0, 1.0, x)
-    return g * _fb().where(x == 0, 0.0, ((x * math.pi).cos() - ctx.result) / safe)
+    return g * conj(_fb().where(x == 0, 0.0, ((x * math.pi).cos() - ctx.result) / safe))
 
 
 def _zeta(ctx, g):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..formula import Formula
-from ._helpers import reduction_dims, unsqueeze_dims
+from ._helpers import conj, reduction_dims, unsqueeze_dims
 
 
 def _expand_back(ctx, g, dim, keepdim):
@@ -44,7 +44,8 @@ def _prod(ctx, g):
         zeros = nonzero.logical_not().sum(dims[0], keepdim=True)
     # With exactly one zero in a slice, that element's slope is the product of the others.
     at_zero = flambeau.where(zeros == 1, others, 0.0)
-    return g * flambeau.where(nonzero, r / safe, at_zero)
+    # holomorphic: complex inputs take the conjugate of the slope
+    return g * conj(flambeau.where(nonzero, r / safe, at_zero))
 
 
 def _amax(ctx, g):

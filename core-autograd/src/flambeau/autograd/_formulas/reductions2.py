@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..formula import Formula
-from ._helpers import reduction_dims, unsqueeze_dims
+from ._helpers import conj, reduction_dims, unsqueeze_dims
 from ._scatter import restore_dim, scatter_along, scatter_values, take_along
 
 
@@ -199,7 +199,7 @@ def _logsumexp(ctx, g):
     x, dim, keepdim = ctx.args
     g, _ = _back(ctx, g, dim, keepdim)
     r, _ = _back(ctx, ctx.result, dim, keepdim)
-    return g * (x - r).exp()
+    return g * conj((x - r).exp())
 
 
 def _norm_slope(x, r, g, p, dims):
@@ -208,12 +208,14 @@ def _norm_slope(x, r, g, p, dims):
     zero = _zero(g)
     if p == 0:
         return x * 0.0
+    # sgn, not sign: for complex x the slope of |x| is x / |x| (and sign() has no second derivative there)
+    sgn = x.sgn() if x.dtype.is_complex else x.sign()
     if p == 1:
-        return g * x.sign()
+        return g * sgn
     if p in (math.inf, -math.inf):
         a = x.abs()
         hit = a == r
-        return fb.where(hit, g * x.sign() / _sum_keep(hit.to(g._dtype), dims), zero)
+        return fb.where(hit, g * sgn / _sum_keep(hit.to(g._dtype), dims), zero)
     if p == 2:
         return fb.where(r == 0, zero, g * x / r)
     a = x.abs()
@@ -280,8 +282,9 @@ def _cumprod(ctx, g):
     if not shape:
         return g
     d = dim % len(shape)
+    # holomorphic: complex inputs take conjugated slopes (real ones skip the conj op)
     if not bool((x == 0).any()):
-        return _reverse_cumsum(g * ctx.result, d) / x
+        return _reverse_cumsum(g * conj(ctx.result), d) / conj(x)
     # With zeros, d out_j / d x_i is the product of x_k (k <= j, k != i): build, for each i, the
     # input with x_i replaced by one, take its running product, and keep the j >= i part.
     n = shape[d]
@@ -294,7 +297,7 @@ def _cumprod(ctx, g):
     partial = replaced.cumprod(d + 1)
     positions = fb.arange(n, device=g._device)
     later = (positions.reshape(tuple(lead)).unsqueeze(0) >= positions.reshape((n,) + (1,) * len(shape)))
-    contrib = fb.where(later, partial * g.unsqueeze(0), _zero(g)).sum(d + 1)  # (n, *shape without d)
+    contrib = fb.where(later, conj(partial) * g.unsqueeze(0), _zero(g)).sum(d + 1)  # (n, *shape without d)
     return contrib.movedim(0, d) if hasattr(contrib, "movedim") else _move_first_to(contrib, d)
 
 
@@ -324,8 +327,8 @@ def _logcumsumexp(ctx, g):
     out = ctx.result
     # grad_i = sum_{j >= i} g_j exp(x_i - out_j); shifted by the (constant) largest output so
     # that neither exponential overflows for inputs of moderate spread.
-    top = out.amax(d, keepdim=True).detach()
-    return _reverse_cumsum(g * (top - out).exp(), d) * (x - top).exp()
+    top = (out.real if out.dtype.is_complex else out).amax(d, keepdim=True).detach()
+    return _reverse_cumsum(g * conj((top - out).exp()), d) * conj((x - top).exp())
 
 
 def formulas() -> dict[str, Formula]:
