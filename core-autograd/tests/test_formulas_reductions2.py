@@ -154,3 +154,14 @@ def test_norm_nuclear(rng):
     check(lambda t: fb.norm(t, "nuc"), x, second=False)
     y = make(rng, 2, 3, 4)
     check(lambda t: fb.norm(t, "nuc", (0, 2), keepdim=True), y, second=False)
+
+
+def test_cumprod_gradient_past_a_tiny_factor_keeps_its_digits():
+    # the reverse running sum must not be computed as total - cumsum (it cancelled every digit here)
+    s = fb.tensor([1.0, 2.0e-16, 0.17278], dtype=fb.float64, requires_grad=True)
+    w = fb.tensor([3.0, 2.0, 1.0], dtype=fb.float64)
+    (g,) = fb.autograd.grad((s.cumprod(0) * w).sum(), s)
+    # d/ds1 of 3 s0 + 2 s0 s1 + s0 s1 s2 = 2 s0 + s0 s2
+    np.testing.assert_allclose(g.numpy(), [3 + 2 * 2e-16 + 2e-16 * 0.17278, 2 + 0.17278, 2e-16], rtol=1e-14)
+    (g,) = fb.autograd.grad((s.cumsum(0) * fb.tensor([1e20, 1.0, 1.0], dtype=fb.float64)).sum(), s)
+    np.testing.assert_allclose(g.numpy(), [1e20 + 2, 2, 1], rtol=1e-15)

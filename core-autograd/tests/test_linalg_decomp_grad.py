@@ -262,3 +262,25 @@ def test_det_empty_matrix_gradient():
     A = fb.zeros(0, 0, dtype=fb.float64, requires_grad=True)
     LA.det(A).backward()
     assert tuple(A.grad.shape) == (0, 0)
+
+
+def test_slogdet_gradient_at_singular_matrix_is_non_finite_not_an_error():
+    # log|det| has an unbounded slope there; PyTorch returns infinities/NaNs rather than raising
+    A = fb.tensor([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 1.0]], dtype=fb.float64, requires_grad=True)
+    sign, logabs = LA.slogdet(A)
+    assert float(logabs) == float("-inf")
+    logabs.backward()
+    assert not np.isfinite(A.grad.numpy()).all()
+
+
+def test_slogdet_complex_sign_gradient(rng):
+    # sign = det / |det|: its gradient is i Im(g_sign conj(sign)) A^{-H}, next to log|det|'s A^{-H}
+    A = well(mk(rng, 3, 3, complex_=True, requires_grad=False)).requires_grad_()
+    W = complex(0.3, -1.2)
+    sign, logabs = LA.slogdet(A)
+    (g,) = fb.autograd.grad((sign * W).real + 2 * logabs, A)
+    a = A.detach().numpy()
+    s = np.linalg.det(a) / abs(np.linalg.det(a))
+    g_sign = np.conj(W)  # d Re(W sign) in PyTorch's convention
+    expected = (2 + 1j * (g_sign * np.conj(s)).imag) * np.linalg.inv(a).conj().T
+    np.testing.assert_allclose(g.numpy(), expected, atol=1e-10)

@@ -36,6 +36,12 @@ def _batch_matrix(x: Tensor) -> Tensor:
     return x.unsqueeze(-1).unsqueeze(-1)
 
 
+def scaled_inverse_h(A: Tensor, scale: Tensor) -> Tensor:
+    """``scale * A^{-H}`` through ``A = P L U``: a singular ``A`` gives infinities or NaNs, not an error
+    (slogdet's gradient there is unbounded; PyTorch returns non-finite values as well)."""
+    return _via_lu(*_fn("linalg_lu")(A), scale)
+
+
 def _via_lu(P: Tensor, L: Tensor, U: Tensor, scale: Tensor) -> Tensor:
     """``scale * A^{-H}`` for ``A = P L U``: ``P L^{-H} U^{-H}`` (``P`` is real and orthogonal)."""
     st = _fn("linalg_solve_triangular")

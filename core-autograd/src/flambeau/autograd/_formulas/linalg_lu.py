@@ -75,20 +75,28 @@ def pivots_to_perm(pivots: Tensor, m: int) -> Tensor:
     """The row permutation LAPACK's 1-based ``pivots`` stand for: ``(P^T A)[..., r, :] = A[..., perm[r], :]``.
 
     LAPACK swapped row ``i`` with row ``pivots[i] - 1`` for ``i = 0, 1, ...`` in turn; the same
-    swaps applied to ``arange(m)`` give ``perm`` (batched, with flambeau ops, device-independent).
+    swaps applied to ``range(m)`` give ``perm``. The swaps are sequential and the pivots are
+    integers without gradient, so they are replayed in Python (``tolist`` works on every device):
+    one list swap each, where a batched tensor formulation costs several op dispatches per pivot.
     """
     import flambeau
 
     batch = tuple(pivots.shape[:-1])
-    k = pivots.shape[-1]
-    perm = flambeau.arange(m, device=pivots.device).expand(*batch, m).clone()
-    piv = pivots.long() - 1
-    for i in range(k):
-        j = piv[..., i:i + 1]
-        here = perm[..., i:i + 1]
-        there = perm.gather(-1, j)
-        perm = perm.scatter(-1, j, here).scatter(-1, flambeau.full_like(j, i), there)
-    return perm
+    rows = pivots.reshape(-1, pivots.shape[-1]).tolist() if pivots.numel() else [[]] * _count(batch)
+    perms = []
+    for piv in rows:
+        perm = list(range(m))
+        for i, p in enumerate(piv):
+            perm[i], perm[p - 1] = perm[p - 1], perm[i]
+        perms.append(perm)
+    return flambeau.tensor(perms, dtype=flambeau.int64, device=pivots.device).reshape(*batch, m)
+
+
+def _count(batch: tuple) -> int:
+    n = 1
+    for b in batch:
+        n *= b
+    return n
 
 
 def _rows(X: Tensor, perm: Tensor) -> Tensor:

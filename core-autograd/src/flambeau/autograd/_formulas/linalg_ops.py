@@ -12,7 +12,7 @@ from typing import Any
 
 from ..formula import Formula
 from ._helpers import conj, unsqueeze_dims, reduction_dims
-from .linalg_det import det_backward
+from .linalg_det import det_backward, scaled_inverse_h
 from .linalg_eig import check_phase_invariant
 
 
@@ -62,10 +62,6 @@ def _vector_norm(ctx, g):
 
 # -- determinants and inverses -------------------------------------------------------------
 
-def _inv_h(A: Any) -> Any:
-    return _fn("linalg_inv")(A).mH
-
-
 def _det(ctx, g):
     (A,) = ctx.args
     return det_backward(A, ctx.result, g)
@@ -86,7 +82,7 @@ def _slogdet(ctx, grads):
     scale = scale.to(A.dtype)
     if complex_sign:
         scale = scale + 1j * (g_sign * ctx.result[0].conj()).imag
-    return scale.unsqueeze(-1).unsqueeze(-1) * _inv_h(A)
+    return scaled_inverse_h(A, scale)
 
 
 def _inv_backward(Ainv: Any, g: Any) -> Any:
