@@ -11,7 +11,8 @@ adjugate stays smooth: from the SVD ``A = U diag(s) V^H``,
 so ``g * adj(A)^H = g * conj(det(U) det(V^H)) * U diag(pi) V^H``, exact at any rank (for rank
 ``n - 1`` it is the rank-one cofactor matrix, for rank ``< n - 1`` zero). The SVD costs several
 LUs, so it is used only for the matrices whose LU looks nearly singular: a pivot below
-``sqrt(eps)`` times the largest, where the inverse would lose more than half the digits.
+``sqrt(eps)`` times the largest, where the inverse would lose more than half the digits. The
+regular path is ``lu_factor`` and one adjoint ``lu_solve``; both differentiate again.
 """
 from __future__ import annotations
 
@@ -36,17 +37,31 @@ def _batch_matrix(x: Tensor) -> Tensor:
     return x.unsqueeze(-1).unsqueeze(-1)
 
 
+def _factor(A: Tensor) -> tuple[Tensor, Tensor] | None:
+    """``lu_factor(A)``, or None when the backend refuses an exactly zero pivot (PyTorch's lu_factor
+    does too): the caller then knows some matrix is singular."""
+    try:
+        return _fn("linalg_lu_factor")(A)
+    except RuntimeError:
+        return None
+
+
+def _via_lu(LU: Tensor, pivots: Tensor, scale: Tensor) -> Tensor:
+    """``scale * A^{-H}`` from ``lu_factor``'s output (one ``lu_solve`` with the adjoint)."""
+    rhs = _batch_matrix(scale) * _eye_like(LU)
+    return _fn("linalg_lu_solve")(LU, pivots, rhs, adjoint=True)
+
+
 def scaled_inverse_h(A: Tensor, scale: Tensor) -> Tensor:
-    """``scale * A^{-H}`` through ``A = P L U``: a singular ``A`` gives infinities or NaNs, not an error
-    (slogdet's gradient there is unbounded; PyTorch returns non-finite values as well)."""
-    return _via_lu(*_fn("linalg_lu")(A), scale)
-
-
-def _via_lu(P: Tensor, L: Tensor, U: Tensor, scale: Tensor) -> Tensor:
-    """``scale * A^{-H}`` for ``A = P L U``: ``P L^{-H} U^{-H}`` (``P`` is real and orthogonal)."""
+    """``scale * A^{-H}``; a singular ``A`` gives infinities or NaNs, not an error (slogdet's
+    gradient there is unbounded; PyTorch returns non-finite values as well)."""
+    factors = _factor(A)
+    if factors is not None:
+        return _via_lu(*factors, scale)
+    # an exactly singular matrix: A^{-H} = P L^{-H} U^{-H} with triangular solves that do not refuse
     st = _fn("linalg_solve_triangular")
-    rhs = _batch_matrix(scale) * _eye_like(U)
-    Y = st(U.mH, rhs, upper=False)
+    P, L, U = _fn("linalg_lu")(A)
+    Y = st(U.mH, _batch_matrix(scale) * _eye_like(U), upper=False)
     return P.matmul(st(L.mH, Y, upper=True, unitriangular=True))
 
 
@@ -76,10 +91,11 @@ def _via_svd(A: Tensor, g: Tensor) -> Tensor:
     return _batch_matrix(g) * (U * c_pi.conj().unsqueeze(-2)).matmul(Vh)
 
 
-def _nearly_singular(U: Tensor) -> Tensor:
+def _nearly_singular(LU: Tensor) -> Tensor:
+    """Per matrix: a pivot below ``sqrt(eps)`` times the largest one."""
     import flambeau
 
-    pivots = U.diagonal(0, -2, -1).abs()
+    pivots = LU.diagonal(0, -2, -1).abs()
     tol = flambeau.finfo(pivots.dtype).eps ** 0.5
     return pivots.amin(-1) <= tol * pivots.amax(-1)
 
@@ -90,17 +106,19 @@ def det_backward(A: Tensor, det: Tensor, g: Tensor) -> Tensor:
 
     if A.numel() == 0:
         return flambeau.zeros_like(A)
-    lu = _fn("linalg_lu")
-    P, L, U = lu(A)
-    singular = _nearly_singular(U)
-    if not bool(singular.any()):
-        return _via_lu(P, L, U, g * det.conj())
+    factors = _factor(A)
+    if factors is not None:
+        singular = _nearly_singular(factors[0])
+        if not bool(singular.any()):
+            return _via_lu(*factors, g * det.conj())
+    else:  # an exactly zero pivot: linalg.lu, which does not refuse, tells which matrices
+        singular = _nearly_singular(_fn("linalg_lu")(A)[2])
     adj = _via_svd(A, g)
     if bool(singular.all()):
         return adj
     # A mixed batch: the invertible matrices keep the LU form; the others get the identity there,
     # so that no infinity reaches where's unused branch (its gradient would turn it into NaN).
     mask = _batch_matrix(singular)
-    P, L, U = lu(flambeau.where(mask, _eye_like(A), A))
-    regular = _via_lu(P, L, U, g * flambeau.where(singular, 1.0, det).conj())
+    LU, pivots = _fn("linalg_lu_factor")(flambeau.where(mask, _eye_like(A), A))
+    regular = _via_lu(LU, pivots, g * flambeau.where(singular, 1.0, det).conj())
     return flambeau.where(mask, adj, regular)
