@@ -62,8 +62,13 @@ def _sub_meta(input: Any, other: Any, alpha: Any = 1) -> tuple:
             "Subtraction, the `-` operator, with a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    # PyTorch subtracts by adding with -alpha, so -alpha is what must fit (sub(int8, x, alpha=128) is fine).
-    return _add_meta(input, other, -alpha if type(alpha) is int else alpha)
+    if alpha == 1 or type(alpha) is not int:
+        return _add_meta(input, other, alpha)
+    # PyTorch subtracts by adding -alpha, so -alpha is what must fit (sub(int8, x, alpha=128) is fine);
+    # the other alpha checks are for floats and bools.
+    shape, dt = _add_meta(input, other)
+    checked_scalar(-alpha, dt)
+    return shape, dt
 
 
 def _is_bool(x: Any) -> bool:

@@ -15,10 +15,12 @@ kernel from them is in range, but may still be a negative value for an unsigned 
 """
 from __future__ import annotations
 
-import functools
+import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
+
+from ._signature_wrap import with_signature
 
 _INT64_MAX = (1 << 63) - 1
 _BOUNDS: dict[np.dtype, tuple[int, int]] = {
@@ -87,14 +89,19 @@ def wrapped_operands(exc: BaseException, operands: Sequence[Any]) -> list[Any]:
     return result
 
 
+_WRAPPING_BODY = """\
+    try:
+        return _kernel({args})
+    except OverflowError as exc:
+        input, other = _wrapped_operands(exc, (input, other))
+    return _kernel({args})
+"""
+
+
 def wrapping(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """A binary kernel ``kernel(input, other, ...)`` that wraps out-of-range Python int operands."""
-    @functools.wraps(kernel)
-    def run(input: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return kernel(input, other, *args, **kwargs)
-        except OverflowError as exc:
-            input, other = wrapped_operands(exc, (input, other))
-            return kernel(input, other, *args, **kwargs)
-
-    return run
+    params = list(inspect.signature(kernel).parameters.values())
+    if [p.name for p in params[:2]] != ["input", "other"] or any(
+            p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty for p in params):
+        raise TypeError(f"wrapping() needs a kernel(input, other, ...) without defaults, not {kernel.__name__}")
+    return with_signature(kernel, _WRAPPING_BODY, {"_wrapped_operands": wrapped_operands})

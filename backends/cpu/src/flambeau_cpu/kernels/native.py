@@ -111,7 +111,7 @@ def _comparison(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc) ->
     code = _BIN[name]
 
     def kernel(input, other, out):
-        if type(other) is int:
+        if type(other) is int and not 0 <= other <= 127:  # [0, 127] fits every dtype: no call for it
             other = fitted(other, input.dtype)
         if out.size < GRAIN:
             try:
