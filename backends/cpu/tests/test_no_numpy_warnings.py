@@ -173,17 +173,31 @@ def test_the_quiet_context_busy_elsewhere():
     from flambeau_cpu.kernels._quiet import run_quiet
 
     a, b = fb.tensor([float("inf"), 1.0]), fb.tensor([float("inf"), 2.0])
+    m = fb.tensor([[float("inf"), 0.0], [1.0, 2.0]])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        r = run_quiet(lambda: (a - b, fb.tensor([1, 2], dtype=fb.uint8) + 1000, a < b))
+        r = run_quiet(lambda: (a - b, fb.tensor([1, 2], dtype=fb.uint8) + 1000, a < b, m @ m, fb.float_power(b, -1)))
     assert np.isnan(r[0][0].item()) and r[0][1].item() == -1.0
     assert r[1].tolist() == [233, 234]
     assert r[2].tolist() == [False, True]
+    assert np.isnan(r[3][0, 1].item())
+    assert r[4].tolist() == [0.0, 0.5]
+
+
+def test_a_kernel_error_inside_the_quiet_context_is_the_kernel_s():
+    # PyTorch's errors are RuntimeErrors too: they must not be taken for a busy context.
+    from flambeau_cpu.kernels._quiet import run_quiet
+
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        fb.tensor([1]) // 0
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        run_quiet(lambda: fb.tensor([1]) // 0)
 
 
 def test_threads_share_the_small_path():
     n = 20000  # below GRAIN, long enough for numpy to let go of the GIL inside its loop
     a = fb.tensor(np.full(n, np.inf, dtype=np.float32))
+    m = fb.tensor(np.where(np.eye(64) > 0, np.inf, 0.0))
     errors: list[BaseException] = []
 
     def work() -> None:
@@ -193,6 +207,8 @@ def test_threads_share_the_small_path():
                 for _ in range(200):
                     r = a - a
                     assert np.isnan(r[0].item())
+                    assert np.isnan((m @ m)[0, 1].item())  # a quiet kernel: BLAS lets go of the GIL
+                    assert fb.float_power(a[:4], -1).tolist() == [0.0] * 4
         except BaseException as e:  # reported below: pytest does not see a thread's exception
             errors.append(e)
 
