@@ -71,12 +71,15 @@ _SMALL_EXITS = (TypeError, OverflowError, RuntimeError)
 
 
 @quiet
-def _small_retry(ufunc: np.ufunc, input: Any, other: Any, out: np.ndarray) -> None:
-    """The small binary path's slow exits (see above), all in one: unsafe casting, wrapped ints."""
+def _small_retry(ufunc: np.ufunc, input: Any, other: Any, out: np.ndarray, exc: Exception) -> None:
+    """The small binary path's slow exits (see above), all in one: unsafe casting, wrapped ints.
+    ``exc`` is what the fast call raised (numpy's OverflowError costs ~3 us: not twice)."""
+    if type(exc) is OverflowError:
+        input, other = wrapped_operands(exc, (input, other))
     try:
         ufunc(input, other, out, casting="unsafe")
-    except OverflowError as exc:
-        input, other = wrapped_operands(exc, (input, other))
+    except OverflowError as again:  # a wider 0-d operand first (TypeError), then an int
+        input, other = wrapped_operands(again, (input, other))
         ufunc(input, other, out, casting="unsafe")
 
 
@@ -92,8 +95,8 @@ def _arith(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc | None =
                 return
             try:
                 run_quiet(ufunc, input, other, out)
-            except _SMALL_EXITS:
-                _small_retry(ufunc, input, other, out)
+            except _SMALL_EXITS as exc:
+                _small_retry(ufunc, input, other, out, exc)
             return
         if _try_binary(code, input, other, out, 1, None):
             return
@@ -116,8 +119,8 @@ def _comparison(name: str, numpy_kernel: Callable[..., Any], ufunc: np.ufunc) ->
         if out.size < GRAIN:
             try:
                 run_quiet(ufunc, input, other, out)
-            except _SMALL_EXITS:
-                _small_retry(ufunc, input, other, out)
+            except _SMALL_EXITS as exc:
+                _small_retry(ufunc, input, other, out, exc)
             return
         if _try_binary(code, input, other, out, 1, _BOOL):
             return
@@ -138,8 +141,8 @@ def add(input, other, alpha, out):
         if alpha == 1:  # numpy's add, straight (as _np_add would do it)
             try:
                 run_quiet(_add, input, other, out)
-            except _SMALL_EXITS:
-                _small_retry(_add, input, other, out)
+            except _SMALL_EXITS as exc:
+                _small_retry(_add, input, other, out, exc)
             return
     elif _try_binary(_ADD, input, other, out, alpha, None):
         return
@@ -151,8 +154,8 @@ def sub(input, other, alpha, out):
         if alpha == 1:
             try:
                 run_quiet(_subtract, input, other, out)
-            except _SMALL_EXITS:
-                _small_retry(_subtract, input, other, out)
+            except _SMALL_EXITS as exc:
+                _small_retry(_subtract, input, other, out, exc)
             return
     elif _try_binary(_SUB, input, other, out, alpha, None):
         return
