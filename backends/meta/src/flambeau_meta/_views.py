@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from ._array import MetaArray
 
 
@@ -200,7 +202,22 @@ def _complex_part(part: int):
     return kernel
 
 
+def view_as_real(input: MetaArray):
+    """The complex storage read as reals: offsets and storage double, a trailing dim of two."""
+    real = np.dtype(input.dtype.type(0).real.dtype)
+    return MetaArray(input.shape + (2,), real, input.strides + (real.itemsize,), 2 * input.offset,
+                     2 * input.storage_size)
+
+
+def view_as_complex(input: MetaArray):
+    """Pairs of reals read as complex elements: the last dim goes, byte strides stay (the meta
+    function checked that they are whole complex elements)."""
+    cplx = np.result_type(input.dtype, np.complex64)
+    return MetaArray(input.shape[:-1], cplx, input.strides[:-1], input.offset // 2, input.storage_size // 2)
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
+    "view_as_real": view_as_real, "view_as_complex": view_as_complex,
     "real": _complex_part(0), "imag": _complex_part(1),
     "view": view, "transpose": transpose, "permute": permute, "t": t, "expand": expand, "squeeze": squeeze,
     "unsqueeze": unsqueeze, "narrow": narrow, "select": select, "unfold": unfold, "as_strided": as_strided,

@@ -235,7 +235,9 @@ def _flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def declarations() -> list[OpDecl]:
-    return [
+    from . import complex_views
+
+    return complex_views.declarations() + [
         OpDecl("view", "(input: Tensor, size)", _view_meta, kind=VIEW, export=False,
                doc="The same data with another shape; the shape must be compatible with the strides."),
         OpDecl("reshape", "(input: Tensor, shape)", None, kind=VIEW, composite=_reshape,

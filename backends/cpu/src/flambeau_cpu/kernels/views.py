@@ -116,7 +116,19 @@ def basic_index(input, index):
     return result
 
 
+def view_as_real(input):
+    # a trailing dim of size 1 is contiguous whatever its stride, so numpy re-reads it as two reals
+    # and keeps every other byte stride (PyTorch's strides doubled, in elements)
+    return input[..., None].view(input.real.dtype)
+
+
+def view_as_complex(input):
+    # the meta function checked the last dim: size 2, stride 1 (numpy needs only that)
+    return input.view(np.result_type(input.dtype, np.complex64))[..., 0]
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
+    "view_as_real": view_as_real, "view_as_complex": view_as_complex,
     "view": view, "transpose": transpose, "permute": permute, "t": t, "expand": expand, "squeeze": squeeze,
     "unsqueeze": unsqueeze, "narrow": narrow, "select": select, "unfold": unfold, "as_strided": as_strided,
     "basic_index": basic_index,

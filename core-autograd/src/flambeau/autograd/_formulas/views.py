@@ -103,8 +103,23 @@ def _as_strided(ctx, g):
     return buf.as_strided(in_shape, in_stride, in_offset)
 
 
+def _view_as_real(ctx, g):
+    from flambeau.ops._registry import FUNCTIONS
+
+    # the same numbers read back as complex; contiguous() gives the stride-1 pairs it needs
+    return FUNCTIONS["view_as_complex"](g.contiguous())
+
+
+def _view_as_complex(ctx, g):
+    from flambeau.ops._registry import FUNCTIONS
+
+    return FUNCTIONS["view_as_real"](g.contiguous())
+
+
 def formulas() -> dict[str, Formula]:
     return {
+        "view_as_real": Formula(_view_as_real),
+        "view_as_complex": Formula(_view_as_complex),
         "view": Formula(_reshape_back),
         "squeeze": Formula(_reshape_back),
         "unsqueeze": Formula(_reshape_back),
