@@ -92,8 +92,8 @@ def wrapped_operands(exc: BaseException, operands: Sequence[Any]) -> list[Any]:
 _WRAPPING_BODY = """\
     try:
         return _kernel({args})
-    except OverflowError as exc:
-        input, other = _wrapped_operands(exc, (input, other))
+    except OverflowError as _wrap_error:  # (a name no kernel parameter has: `as` unbinds it)
+        input, other = _wrapped_operands(_wrap_error, (input, other))
     return _kernel({args})
 """
 

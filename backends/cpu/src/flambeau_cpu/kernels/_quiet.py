@@ -68,8 +68,8 @@ run_quiet: Callable[..., Any] = _quiet_run()
 _QUIET_BODY = """\
     try:
         return _enter(_kernel, {args})
-    except RuntimeError as exc:
-        if exc.__traceback__.tb_next is not None:
+    except RuntimeError as _quiet_error:  # (a name no kernel parameter has: `as` unbinds it)
+        if _quiet_error.__traceback__.tb_next is not None:
             raise
     return _elsewhere(_kernel, {args})
 """
