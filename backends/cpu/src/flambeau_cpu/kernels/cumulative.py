@@ -70,9 +70,53 @@ def _cum_extreme(ufunc: np.ufunc) -> Callable[..., Any]:
     return kernel
 
 
+def _log_add_exp_complex(acc: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``log(exp(acc) + exp(new))`` for complex arrays, PyTorch's way (its imaginary part is not
+    wrapped into (-pi, pi]: the larger operand's angle plus the correction's).
+
+    The operand with the smaller real part (``acc`` on a tie) is ``lo``, the other ``hi``; then
+    ``log(e^lo + e^hi) = hi + log1p(w)`` with ``w = e^(lo - hi)``, ``|w| <= 1``, so nothing
+    overflows. ``log1p(w) = log|1 + w| + i arg(1 + w)`` with ``log|1 + w| = log1p(2 Re w + |w|^2) / 2``
+    keeps its precision when ``|w|`` is tiny (numpy's complex log1p is ``log(1 + w)``).
+    Both real parts infinite and equal: -inf gives -inf + 0j, +inf the plain formula. NaN
+    anywhere gives nan + nanj.
+    """
+    swap = acc.real > new.real
+    lo = np.where(swap, new, acc)
+    hi = np.where(swap, acc, new)
+    w = np.exp(lo - hi)
+    wr, wi = w.real, w.imag
+    result = np.empty_like(acc)
+    result.real = 0.5 * np.log1p(2.0 * wr + wr * wr + wi * wi) + hi.real
+    result.imag = np.arctan2(wi, 1.0 + wr) + hi.imag
+    both_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
+    if both_inf.any():
+        plain = np.log(np.exp(lo) + np.exp(hi))
+        result = np.where(both_inf, np.where(lo.real < 0, complex(-np.inf, 0.0), plain), result)
+    nan = np.isnan(acc.real) | np.isnan(acc.imag) | np.isnan(new.real) | np.isnan(new.imag)
+    if nan.any():
+        result[nan] = complex(np.nan, np.nan)
+    return result
+
+
+def _logcumsumexp_complex(input: np.ndarray, dim: int, out: np.ndarray) -> None:
+    """A scan along ``dim`` (one vector step per position, across all the other dims), in complex128,
+    from PyTorch's starting value ``-inf + 0j`` (so a leading ``-inf + aj`` becomes ``-inf + 0j``)."""
+    src = np.moveaxis(input.astype(np.complex128, copy=False), dim, 0)
+    dst = np.moveaxis(out, dim, 0)
+    acc = np.full(src.shape[1:], complex(-np.inf, 0.0))
+    with np.errstate(all="ignore"):  # inf - inf and exp(-inf + nan j) inside: handled above
+        for i in range(src.shape[0]):
+            acc = _log_add_exp_complex(acc, src[i])
+            dst[i] = acc
+
+
 def logcumsumexp(input, dim, out):
-    if input.ndim == 0:
+    if input.ndim == 0:  # PyTorch copies a 0-d input, -inf + aj included
         np.copyto(out, input)
+        return
+    if input.dtype.kind == "c":
+        _logcumsumexp_complex(input, dim, out)
         return
     src = input.astype(np.float32) if input.dtype.name in ("float16", "bfloat16") else input
     with np.errstate(invalid="ignore"):  # -inf - -inf inside logaddexp: the result is still right

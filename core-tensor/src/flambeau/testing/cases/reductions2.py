@@ -4,6 +4,7 @@ cumsum/cumprod/cummax/cummin/logcumsumexp, unique, bincount, histc."""
 
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
@@ -370,7 +371,28 @@ def _cum_samples(dtype: str) -> list[Sample]:
 def _logcumsumexp_ref(x, dim):
     if x.ndim == 0:
         return x.copy()
+    if x.dtype.kind == "c":
+        return np.apply_along_axis(_logcumsumexp_complex_row, dim, x)
     return np.logaddexp.accumulate(x, axis=dim)
+
+
+def _log_add_exp_complex(a: complex, b: complex) -> complex:
+    # PyTorch's recurrence: the operand with the larger real part (b on a tie) plus
+    # log(1 + e^(smaller - larger)); its imaginary part is not wrapped into (-pi, pi].
+    lo, hi = (b, a) if a.real > b.real else (a, b)
+    if cmath.isnan(lo) or cmath.isnan(hi):
+        return complex(math.nan, math.nan)
+    if math.isinf(lo.real) and lo.real == hi.real:
+        return complex(-math.inf, 0.0) if lo.real < 0 else cmath.log(cmath.exp(lo) + cmath.exp(hi))
+    w = cmath.exp(lo - hi)
+    return hi + complex(0.5 * math.log1p(2 * w.real + abs(w) ** 2), math.atan2(w.imag, 1 + w.real))
+
+
+def _logcumsumexp_complex_row(row: np.ndarray) -> np.ndarray:
+    out, acc = np.empty_like(row), complex(-math.inf, 0.0)
+    for i, v in enumerate(row):
+        acc = out[i] = _log_add_exp_complex(acc, complex(v))
+    return out
 
 
 # -- unique, bincount, histc ------------------------------------------------------------
@@ -545,7 +567,7 @@ def cases() -> list[OpCase]:
                errors=lambda: [ErrorCase((Arg((2, 3), "float32"), -3), IndexError, "Dimension out of range")]),
         OpCase("cummax", P.REAL, _cum_samples, _cum_extreme_ref(lambda v, b: v >= b), _values_indices),
         OpCase("cummin", P.REAL, _cum_samples, _cum_extreme_ref(lambda v, b: v <= b), _values_indices),
-        OpCase("logcumsumexp", P.FLOATS, _cum_samples, _logcumsumexp_ref, same, tolerances=loose,
+        OpCase("logcumsumexp", P.FLOATS + P.COMPLEX, _cum_samples, _logcumsumexp_ref, same, tolerances=loose,
                errors=lambda: [ErrorCase((Arg((3,), "int64"), 0), RuntimeError, "not implemented for 'Long'")]),
         OpCase("unique", P.REAL, _unique_samples, _unique_ref, _unique_dtypes),
         OpCase("unique_consecutive", P.REAL, _unique_consecutive_samples, _unique_consecutive_ref,
