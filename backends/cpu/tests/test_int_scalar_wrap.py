@@ -177,6 +177,9 @@ def test_stored_values_that_do_not_fit_raise(dtype):
         "new_full": lambda: a.new_full((2,), v),
         "masked_fill": lambda: a.masked_fill(a > 0, v),
         "index_fill": lambda: a.index_fill(0, fb.tensor([0]), v),
+        "scatter": lambda: a.scatter(0, fb.tensor([0]), v),
+        "setitem": lambda: a.clone().__setitem__(0, v),
+        "setitem_mask": lambda: a.clone().__setitem__(a > 0, v),
         "where": lambda: fb.where(a > 0, a, v),
         "where_first": lambda: fb.where(a > 0, v, a),
         "clamp": lambda: fb.clamp(a, 0, v),
@@ -193,8 +196,8 @@ def test_stored_values_that_do_not_fit_raise(dtype):
     }
     if dtype is fb.int64:
         # -(-2**63 - 1) is past the argument parser; PyTorch's two-scalar clamp promotes 2**63 as uint64
-        # and says that instead
-        del cases["sub_alpha"], cases["clamp"]
+        # and says that instead, and its __setitem__ refuses 2**63 with a ValueError of its own
+        del cases["sub_alpha"], cases["clamp"], cases["setitem"], cases["setitem_mask"]
     for name, f in cases.items():
         try:
             f()
@@ -220,6 +223,10 @@ def test_unsigned_dtypes_take_negative_ints_down_to_minus_max():
     a = fb.tensor([1, 2, 0], dtype=fb.uint8)
     assert a.clone().fill_(-1).tolist() == [255, 255, 255]
     assert a.clone().fill_(-255).tolist() == [1, 1, 1]
+    b = a.clone()
+    b[0] = -1
+    b[a == 2] = -2
+    assert b.tolist() == [255, 254, 0]
     assert fb.full((2,), -1, dtype=fb.uint8).tolist() == [255, 255]
     assert fb.full_like(a, -2).tolist() == [254, 254, 254]
     assert a.new_full((1,), -1).tolist() == [255]

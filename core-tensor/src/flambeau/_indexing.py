@@ -19,6 +19,7 @@ from typing import Any
 from . import _dtypes
 from ._tensor import Tensor
 from .ops._registry import FUNCTIONS
+from .ops.meta import checked_scalar
 
 _VALID_INDEX = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"
 _MASK_DTYPES = (_dtypes.bool, _dtypes.uint8)
@@ -235,4 +236,5 @@ def _value_tensor(target: Tensor, value: Any) -> Any:
         return value
     from ._creation import tensor as make_tensor
 
-    return make_tensor(value, dtype=target._dtype, device=target._device)
+    # PyTorch's checked conversion (its message; -1 is 255 for uint8), not tensor()'s
+    return make_tensor(checked_scalar(value, target._dtype), dtype=target._dtype, device=target._device)

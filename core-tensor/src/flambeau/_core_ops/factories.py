@@ -69,7 +69,9 @@ def _clone_meta(input: Tensor, memory_format: Any = None) -> tuple:
 
 
 def _copy_meta(input: Tensor, src: Any) -> tuple:
-    if isinstance(src, Tensor):
+    if not isinstance(src, Tensor):  # a number (tensor[i] = 1000) must fit an integer dtype, as in PyTorch
+        checked_scalar(src, input._dtype)
+    else:
         if broadcast_shapes(input._data.shape, src._data.shape) != tuple(input._data.shape):
             raise RuntimeError(
                 f"output with shape {fmt_shape(input._data.shape)} doesn't match the broadcast shape "

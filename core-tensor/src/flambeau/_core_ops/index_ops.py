@@ -105,6 +105,8 @@ def _scatter_meta(input: Tensor, dim: int, index: Tensor, src: Any = None, value
             raise TypeError("scatter(): argument 'value' must be a Number, not Tensor")
     elif not isinstance(given, (bool, int, float, complex)):
         raise TypeError(f"scatter(): argument 'src' must be Tensor or Number, not {type(given).__name__}")
+    else:
+        checked_scalar(given, input._dtype)  # a scalar must fit an integer dtype, as in PyTorch
     if reduce is not None and reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
     _scatter_checks("scatter", input, dim, index, given)

@@ -53,7 +53,10 @@ def _drop_imaginary(src, out):
 
 @quiet  # NaN or inf to an integer dtype, float32 past float16's range: no warnings, as in PyTorch
 def copy(input, src, out):
-    np.copyto(out, _drop_imaginary(src, out), casting="unsafe")
+    try:
+        np.copyto(out, _drop_imaginary(src, out), casting="unsafe")
+    except OverflowError:  # -1 into a uint8 is 255 (the meta refused what does not fit)
+        np.copyto(out, fitted(src, out.dtype), casting="unsafe")
 
 
 def fill(input, value, out):
