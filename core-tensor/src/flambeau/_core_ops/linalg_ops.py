@@ -16,6 +16,7 @@ from ..ops.meta import broadcast_shapes, fmt_shape, reduced_shape, reduction_dim
 from ._linalg_checks import (check_float, check_matrix, check_square, check_uplo, matrix_float, same_dtype,
                              square_float)
 from . import _linalg_composites as C
+from . import matrix_exp
 
 _INT32 = _dtypes.int32
 
@@ -291,4 +292,5 @@ def declarations() -> list[OpDecl]:
         _decl("linalg_cross", "(input: Tensor, other: Tensor, *, dim=-1)", _cross_meta,
               "The cross product of 3-vectors along ``dim``."),
         *C.declarations(),
+        *matrix_exp.declarations(),
     ]

@@ -23,8 +23,8 @@ from ..ops._registry import FUNCTIONS
 __all__ = [
     "LinAlgError", "norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "inv_ex", "pinv", "solve",
     "solve_triangular", "lstsq", "cholesky", "cholesky_ex", "qr", "lu_factor", "lu", "lu_solve", "eig", "eigh",
-    "eigvals", "eigvalsh", "svd", "svdvals", "matrix_rank", "multi_dot", "cross", "matrix_power", "matmul",
-    "vecdot", "diagonal",
+    "eigvals", "eigvalsh", "svd", "svdvals", "matrix_rank", "multi_dot", "cross", "matrix_power", "matrix_exp",
+    "matmul", "vecdot", "diagonal",
 ]
 
 _Out = Any  # a Tensor, or a tuple of them for several outputs
@@ -390,6 +390,19 @@ def matrix_power(A: Tensor, n: int, *, out: _Out = None) -> Tensor:
                 [0., 1.]])
     """
     return FUNCTIONS["matrix_power"](A, n, out=out)
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential of each square matrix (``flambeau.matrix_exp``; scaling and squaring
+    with a Padé approximant).
+
+    Example::
+
+        >>> fb.linalg.matrix_exp(fb.tensor([[0.0, 1.0], [-1.0, 0.0]]))
+        tensor([[ 0.5403,  0.8415],
+                [-0.8415,  0.5403]])
+    """
+    return FUNCTIONS["matrix_exp"](A)
 
 
 def matmul(input: Tensor, other: Tensor, *, out: _Out = None) -> Tensor:
