@@ -34,7 +34,7 @@ class OpInfo:
     """What recording needs to know about one op, computed once."""
 
     __slots__ = ("op", "cls", "formula", "tensor_params", "list_params", "save_idx", "save_result", "edge_of_arg",
-                 "plan", "keep", "fast")
+                 "plan", "keep", "fast", "nondiff")
 
     def __init__(self, op: Any) -> None:
         self.op = op
@@ -55,6 +55,7 @@ class OpInfo:
         self.plan = tuple((a, a in self.save_idx, tuple(self.edge_of_arg[c] for c in save_if.get(a, ())))
                           for a in self.tensor_params)
         self.keep = f.keep if f is not None else None
+        self.nondiff = f.nondiff_outputs if f is not None else frozenset()
         suffix = "Backwards" if op.name == "copy" else "Backward0"
         self.cls = type(_camel(op.name) + suffix, (OpNode,), {"__slots__": ()})
         from ._fastpath import build
@@ -235,6 +236,14 @@ def differentiable_dtype(dt: Any) -> bool:
     return dt.is_floating_point or dt.is_complex
 
 
+def _saved_outputs(info: OpInfo, outputs: tuple) -> tuple:
+    """Several outputs saved for the formula: the differentiable ones as outputs of the node
+    (aliases, reconnected under create_graph), the others as plain tensors (they have no grad_fn)."""
+    nondiff = info.nondiff
+    return tuple(SavedTensor(o, True, i) if differentiable_dtype(o._dtype) and i not in nondiff else SavedTensor(o)
+                 for i, o in enumerate(outputs))
+
+
 class Recorder:
     """The recording half of the engine (``record``, ``before_write``, ``record_device_copy``)."""
 
@@ -261,8 +270,9 @@ class Recorder:
                 r.grad_fn = node
             return
         nr = 0
+        nondiff = info.nondiff
         for r in outputs:
-            if r._dtype.is_floating_point or r._dtype.is_complex:
+            if (r._dtype.is_floating_point or r._dtype.is_complex) and nr not in nondiff:
                 r._requires_grad = True
                 r.grad_fn = node
                 if nr:
@@ -322,8 +332,7 @@ class Recorder:
             if len(outputs) == 1:
                 node._result = SavedTensor(outputs[0], True, 0)
             else:
-                node._result = tuple(SavedTensor(o, True, i) if differentiable_dtype(o._dtype) else SavedTensor(o)
-                                     for i, o in enumerate(outputs))
+                node._result = _saved_outputs(info, outputs)
         else:
             node._result = None
         if info.keep is not None:
@@ -364,9 +373,7 @@ class Recorder:
                 saved[a] = [SavedTensor(t) if a in save and t is not None else None for t in v]
         node._saved = saved
         if info.save_result:
-            node._result = SavedTensor(outputs[0], True, 0) if len(outputs) == 1 else tuple(
-                SavedTensor(o, True, i) if differentiable_dtype(o._dtype) else SavedTensor(o)
-                for i, o in enumerate(outputs))
+            node._result = SavedTensor(outputs[0], True, 0) if len(outputs) == 1 else _saved_outputs(info, outputs)
         else:
             node._result = None
         return node

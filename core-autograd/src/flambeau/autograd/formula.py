@@ -34,17 +34,23 @@ class Formula:
             strides), stored in ``ctx.kept``; for what the formula needs that is not a saved tensor.
         save_if: ``{saved name: (names...)}``: save that tensor only when one of these
             arguments requires grad (``mul`` needs ``other`` only for ``input``'s gradient).
+        nondiff_outputs: positions of float or complex outputs that PyTorch marks
+            non-differentiable (``linalg.lu``'s permutation ``P``): they never require grad and
+            their gradient reaches the formula as ``None``. Integer and bool outputs are
+            non-differentiable anyway.
     """
 
-    __slots__ = ("fn", "save", "result", "keep", "save_if")
+    __slots__ = ("fn", "save", "result", "keep", "save_if", "nondiff_outputs")
 
     def __init__(self, fn: Callable[..., Any], save: Sequence[str] = (), result: bool = False,
-                 keep: Callable[..., Any] | None = None, save_if: dict | None = None) -> None:
+                 keep: Callable[..., Any] | None = None, save_if: dict | None = None,
+                 nondiff_outputs: Sequence[int] = ()) -> None:
         self.fn = fn
         self.save = tuple(save)
         self.result = result
         self.keep = keep
         self.save_if = dict(save_if or {})
+        self.nondiff_outputs = frozenset(nondiff_outputs)
 
     def __call__(self, ctx: Any, grad: Any) -> Any:
         return self.fn(ctx, grad)

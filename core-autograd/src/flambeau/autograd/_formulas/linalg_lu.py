@@ -168,7 +168,7 @@ def _lu_solve(ctx, g):
 
 def formulas() -> dict[str, Formula]:
     return {
-        "linalg_lu": Formula(_lu, result=True),
+        "linalg_lu": Formula(_lu, result=True, nondiff_outputs=(0,)),  # P, as in PyTorch
         "linalg_lu_factor": Formula(_lu_factor, result=True),
         "linalg_lu_solve": Formula(_lu_solve, save=("LU", "pivots"), result=True),
     }

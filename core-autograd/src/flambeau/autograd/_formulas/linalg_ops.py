@@ -140,13 +140,30 @@ def _solve_triangular(ctx, g):
 
 def _lstsq(ctx, grads):
     A, B, _, _ = ctx.args
-    g = grads[0]
-    if g is None:
-        return None
+    g, g_res = grads[0], grads[1]
     X = ctx.result[0]
     vector = B.ndim == A.ndim - 1
     if vector:
-        g, X, B = g.unsqueeze(-1), X.unsqueeze(-1), B.unsqueeze(-1)
+        X, B = X.unsqueeze(-1), B.unsqueeze(-1)
+    gA = gB = None
+    if g is not None:
+        gA, gB = _lstsq_solution_grad(A, B, X, g.unsqueeze(-1) if vector else g)
+    if g_res is not None and g_res.numel():
+        # residuals r_k = ||A x_k - b_k||^2 at the minimiser x_k: by the envelope theorem
+        # (A^H (A x - b) = 0) dr_k = 2 Re <A x_k - b_k, dA x_k - db_k>, so
+        # gA = 2 R diag(g_res) X^H and gB = -2 R diag(g_res) with R = A X - B.
+        Rg = (A.matmul(X) - B) * g_res.unsqueeze(-2)
+        gA_res, gB_res = 2 * Rg.matmul(X.mH), -2 * Rg
+        gA = gA_res if gA is None else gA + gA_res
+        gB = gB_res if gB is None else gB + gB_res
+    if gA is None:
+        return None
+    if vector:
+        gB = gB.squeeze(-1)
+    return (gA if ctx.needs(0) else None), (gB if ctx.needs(1) else None)
+
+
+def _lstsq_solution_grad(A, B, X, g):
     solve = _fn("linalg_solve")
     m, n = A.shape[-2:]
     if m >= n:
@@ -163,9 +180,7 @@ def _lstsq(ctx, grads):
         gN = -W.matmul(Z.mH)
         gA = Z.matmul(g.mH) + (gN + gN.mH).matmul(A)
         gB = W
-    if vector:
-        gB = gB.squeeze(-1)
-    return (gA if ctx.needs(0) else None), (gB if ctx.needs(1) else None)
+    return gA, gB
 
 
 # -- factorisations ---------------------------------------------------------------------------
@@ -361,7 +376,7 @@ def formulas() -> dict[str, Formula]:
         "linalg_inv_ex": Formula(_inv_ex, result=True),
         "linalg_solve": Formula(_solve, save=("A", "B"), result=True),
         "linalg_solve_triangular": Formula(_solve_triangular, save=("A",), result=True),
-        "linalg_lstsq": Formula(_lstsq, save=("A", "B"), result=True),
+        "linalg_lstsq": Formula(_lstsq, save=("A", "B"), result=True, nondiff_outputs=(3,)),  # singular_values
         "linalg_cholesky": Formula(_cholesky, result=True),
         "linalg_cholesky_ex": Formula(_cholesky_ex, result=True),
         "linalg_qr": Formula(_qr, save=("A",), result=True),
