@@ -23,7 +23,6 @@ without a kernel of their own); the CPU backend runs the same algorithm in numpy
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from .. import _dtypes
 from .._tensor import Tensor

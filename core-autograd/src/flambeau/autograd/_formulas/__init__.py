@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..formula import Formula
-from . import (blas, elementwise, fft_ops, index_ops, linalg, linalg_eig, linalg_lu, linalg_matrix_exp, linalg_ops, misc,
-               pointwise, random, reductions, reductions2, shape, sorting, views)
+from . import (blas, elementwise, fft_ops, index_ops, linalg, linalg_eig, linalg_lu, linalg_matrix_exp, linalg_ops,
+               misc, pointwise, random, reductions, reductions2, shape, sorting, views)
 
 #: One module per family of ops, each with ``formulas()``.
 FAMILIES = (elementwise, reductions, views, linalg, misc, reductions2, sorting, pointwise, random, shape, index_ops,
