@@ -178,3 +178,68 @@ def test_lstsq_residuals_gradient_envelope():
     np.testing.assert_allclose(tb.grad.numpy(), -2 * R, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(tA.grad.numpy(), 2 * R @ x.T, rtol=1e-10, atol=1e-12)
     assert math.isfinite(float(tA.grad.sum()))
+
+
+# -- in-place writes through views that read the storage as another dtype ---------------------
+# Each in-place history is compared with the same computation written out of place.
+
+_Z = np.array([1 + 2j, -0.5 + 1j, 3 - 1j])
+_X = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.25]])
+_W2 = fb.tensor([2.0, 3.0], dtype=fb.float64)
+
+
+def _grads(fn, *arrays):
+    leaves = [fb.tensor(a, requires_grad=True) for a in arrays]
+    fn(*leaves).backward()
+    return [t.grad.numpy() for t in leaves]
+
+
+@pytest.mark.parametrize("data, inplace, outofplace", [
+    # scaling the (re, im) pairs through view_as_real
+    (_Z, lambda z: _mul_view(z * 1, lambda w: fb.view_as_real(w), _W2).abs().sum(),
+     lambda z: fb.view_as_complex(fb.view_as_real(z) * _W2).abs().sum()),
+    # .real written in place
+    (_Z, lambda z: _mul_view(z * 1, lambda w: w.real, 2.0).mul(1).pow(2).abs().sum(),
+     lambda z: fb.complex(z.real * 2, z.imag).pow(2).abs().sum()),
+    # a complex view of a real tensor, multiplied by i in place
+    (_X, lambda x: _mul_view_of_real(x), lambda x: fb.view_as_real(fb.view_as_complex(x) * 1j).pow(2).sum()),
+])
+def test_inplace_through_dtype_changing_views(data, inplace, outofplace):
+    got = _grads(inplace, data)[0]
+    want = _grads(outofplace, data)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def _mul_view(w, view, factor):
+    view(w).mul_(factor)
+    return w
+
+
+def _mul_view_of_real(x):
+    y = x * 1
+    fb.view_as_complex(y).mul_(1j)
+    return y.pow(2).sum()
+
+
+def test_view_taken_before_an_inplace_write_gets_the_new_history():
+    # r = view_as_real(w) sees w's later in-place write: its gradient flows through it
+    z = fb.tensor(_Z, requires_grad=True)
+    w = z * 1
+    r = fb.view_as_real(w)
+    w.mul_(2j)
+    (r * fb.tensor([[1.0, 2.0]] * 3, dtype=fb.float64)).sum().backward()
+    # r = view_as_real(2j z), loss Re(2j z) + 2 Im(2j z) = -2 Im z + 4 Re z: gradient 4 - 2j for every z
+    np.testing.assert_allclose(z.grad.numpy(), [4 - 2j] * 3, rtol=1e-12)
+
+
+def test_inplace_on_imag_with_a_grad_requiring_operand():
+    z = fb.tensor(_Z, requires_grad=True)
+    s = fb.tensor([1.0, 2.0, 3.0], dtype=fb.float64, requires_grad=True)
+    w = z * 1
+    w.imag.add_(s * s)
+    w.abs().sum().backward()
+    z2 = fb.tensor(_Z, requires_grad=True)
+    s2 = fb.tensor([1.0, 2.0, 3.0], dtype=fb.float64, requires_grad=True)
+    fb.complex(z2.real, z2.imag + s2 * s2).abs().sum().backward()
+    np.testing.assert_allclose(z.grad.numpy(), z2.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(s.grad.numpy(), s2.grad.numpy(), rtol=1e-12)

@@ -459,10 +459,52 @@ class Recorder:
         dst.grad_fn = node
 
 
+def _reads_other_dtype(base: Tensor, view: Tensor) -> bool:
+    """Whether ``view`` reads ``base``'s storage as another dtype (real/imag, view_as_real,
+    view_as_complex): strides and offsets are then counted in different units."""
+    return base._dtype.is_complex != view._dtype.is_complex
+
+
+def _real_units(t: Tensor) -> tuple:
+    """``(shape, strides, offset, complex)`` of ``t`` over its storage read as reals (a complex
+    tensor becomes its ``view_as_real``: a trailing dim of two, everything else doubled)."""
+    if t._dtype.is_complex:
+        return (tuple(t.shape) + (2,), tuple(2 * s for s in t.stride()) + (1,), 2 * t.storage_offset(), True)
+    return (tuple(t.shape), t.stride(), t.storage_offset(), False)
+
+
+def _place(buf: Tensor, geom: tuple) -> Tensor:
+    """The view of the real buffer ``buf`` that ``geom`` (from :func:`_real_units`) describes."""
+    shape, stride, offset, is_complex = geom
+    v = buf.as_strided(shape, stride, offset)
+    if is_complex:
+        from flambeau.ops._registry import FUNCTIONS
+
+        v = FUNCTIONS["view_as_complex"](v)
+    return v
+
+
 def view_of_base(base: Tensor, view: Tensor) -> None:
-    """Set ``view``'s history to ``base.as_strided(view's geometry)``."""
-    info = info_for(OPS["as_strided"])
-    node = Recorder()._make_node(info, (base, tuple(view.shape), view.stride(), view.storage_offset()), (view,), None)
+    """Set ``view``'s history to ``base.as_strided(view's geometry)`` (through ``view_as_real`` /
+    ``view_as_complex`` when ``view`` reads the storage as another dtype)."""
+    if _reads_other_dtype(base, view):
+        from flambeau.ops._registry import FUNCTIONS
+
+        prev = STATE.enabled
+        STATE.enabled = True
+        try:
+            src = FUNCTIONS["view_as_real"](base) if base._dtype.is_complex else base
+            shape, stride, offset, is_complex = _real_units(view)
+            replay = src.as_strided(shape, stride, offset)
+            if is_complex:
+                replay = FUNCTIONS["view_as_complex"](replay)
+        finally:
+            STATE.enabled = prev
+        node = replay.grad_fn
+    else:
+        info = info_for(OPS["as_strided"])
+        node = Recorder()._make_node(info, (base, tuple(view.shape), view.stride(), view.storage_offset()), (view,),
+                                     None)
     view._requires_grad = True
     view.grad_fn = node
     m = view._autograd
@@ -505,16 +547,24 @@ DeviceCopy.__name__ = DeviceCopy.__qualname__ = "ToCopyBackward0"
 class CopySlices(Node):
     """An in-place op on a view, seen from the base: the view's region of the base was replaced."""
 
-    __slots__ = ("_fn", "_base_geom", "_view_geom", "_storage", "_dtype", "_device")
+    __slots__ = ("_fn", "_base_geom", "_view_geom", "_view_shape", "_storage", "_real", "_dtype", "_device")
 
     def __init__(self, base: Tensor, view: Tensor, fn: OpNode) -> None:
         base_edge = edge(base) if base._requires_grad else NO_EDGE
         super().__init__((base_edge,) + fn.next_functions[1:],
                          ((base._data.shape, base._dtype),) + tuple(fn._in_meta[1:]))
         self._fn = fn
-        self._base_geom = (tuple(base.shape), base.stride(), base.storage_offset())
-        self._view_geom = (tuple(view.shape), view.stride(), view.storage_offset())
-        self._storage = base._storage_numel()
+        self._view_shape = tuple(view.shape)
+        # A view reading the storage as another dtype (view_as_real, real, imag, view_as_complex):
+        # both geometries are taken over the storage read as reals, so that their units agree.
+        self._real = _reads_other_dtype(base, view)
+        if self._real:
+            self._base_geom, self._view_geom = _real_units(base), _real_units(view)
+            self._storage = base._storage_numel() * (2 if base._dtype.is_complex else 1)
+        else:
+            self._base_geom = (tuple(base.shape), base.stride(), base.storage_offset(), False)
+            self._view_geom = (self._view_shape, view.stride(), view.storage_offset(), False)
+            self._storage = base._storage_numel()
         self._dtype = base._dtype
         self._device = base._device
 
@@ -522,10 +572,11 @@ class CopySlices(Node):
         import flambeau
 
         g = grads[0]
-        buf = flambeau.zeros(self._storage, dtype=g._dtype, device=g._device)
-        full = buf.as_strided(*self._base_geom)
+        dtype = g._dtype.to_real() if self._real else g._dtype
+        buf = flambeau.zeros(self._storage, dtype=dtype, device=g._device)
+        full = _place(buf, self._base_geom)
         full.copy_(g)
-        region = buf.as_strided(*self._view_geom)
+        region = _place(buf, self._view_geom)
         res = self._fn.apply([region.clone()])
         first = res[0]
         if first is None:
@@ -533,8 +584,8 @@ class CopySlices(Node):
         else:
             from ._formulas._helpers import sum_to
 
-            region.copy_(sum_to(first, self._view_geom[0]))
-        return [buf.as_strided(*self._base_geom)] + list(res[1:])
+            region.copy_(sum_to(first, self._view_shape))
+        return [_place(buf, self._base_geom)] + list(res[1:])
 
     def release(self) -> None:
         self._fn.release()
