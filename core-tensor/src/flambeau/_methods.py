@@ -174,24 +174,32 @@ _METHODS: dict[str, Any] = {
 
 # -- operators -------------------------------------------------------------------------
 
-def _scalar_tensor_like(value: Any, like: Tensor) -> Tensor:
-    """A Python number as a 0-d tensor on ``like``'s device, for reflected non-commutative operators."""
+def _scalar_tensor_like(value: Any, like: Tensor, true_division: bool = False) -> Tensor:
+    """A Python number as a 0-d tensor on ``like``'s device, for reflected non-commutative operators.
+
+    An int out of range of ``like``'s integer dtype wraps around, as PyTorch's integer arithmetic does,
+    except for ``true_division``, which PyTorch computes in floating point from the int itself.
+    """
     from ._creation import tensor
 
     if isinstance(value, Tensor):
         return value
     if not isinstance(value, (bool, int, float, complex)):
         return NotImplemented
+    if value.__class__ is bool:  # a bool stays bool (the lowest category), so `True - t` meets sub's bool check
+        return tensor(value, device=like._device)
     # A scalar keeps its "weak" type: as a 0-d tensor of the tensor's dtype when in the same category.
     probe = _dtypes.result_type_of([like._dtype], [], [value])
     if type(value) is int and probe._category == _dtypes._INT:  # wraps around, as the op's own scalar would
+        if true_division:
+            return tensor(value, device=like._device)  # int64 0-d: same promotion, the exact value
         value = wrapped_int(value, probe)
     return tensor(value, dtype=probe, device=like._device)
 
 
 def _reflected(name: str):
     def op(self: Tensor, other: Any) -> Any:
-        left = _scalar_tensor_like(other, self)
+        left = _scalar_tensor_like(other, self, name == "div")
         if left is NotImplemented:
             return NotImplemented
         return FUNCTIONS[name](left, self)

@@ -96,19 +96,22 @@ _KERNEL_NAMES = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"
 
 
 def _integral_binary_meta(name: str):
+    shift = name in _KERNEL_NAMES  # PyTorch shifts integers only; the logical bitwise ops take bool too
+
     def meta(input: Any, other: Any) -> tuple:
         dt = binary_result_type(input, other)
-        if not is_integral(dt):
+        if not is_integral(dt, include_bool=not shift):
             raise NotImplementedError(f'"{_KERNEL_NAMES.get(name, name)}_cpu" not implemented for \'{type_name(dt)}\'')
         return broadcast(input, other), dt
     return meta
 
 
-def _no_bool_binary_meta(name: str):
+def _numeric_binary_meta(kernel: str):
+    """floor_divide, remainder, fmod: PyTorch has no bool or complex kernels for these."""
     def meta(input: Any, other: Any) -> tuple:
         dt = binary_result_type(input, other)
-        if dt is _dtypes.bool:
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'Bool\'')
+        if dt is _dtypes.bool or dt.is_complex:
+            raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{type_name(dt)}\'')
         return broadcast(input, other), dt
     return meta
 
@@ -117,13 +120,15 @@ def _real_binary_meta(name: str):
     def meta(input: Any, other: Any) -> tuple:
         dt = binary_result_type(input, other)
         if dt.is_complex:
-            raise RuntimeError(f"{name} is not supported for complex tensors")
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
         return broadcast(input, other), dt
     return meta
 
 
 def _pow_meta(input: Any, exponent: Any) -> tuple:
     dt = result_type(input, exponent)
+    if dt is _dtypes.bool and isinstance(exponent, Tensor):  # a scalar exponent of a bool tensor is allowed
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if is_integral(dt, include_bool=False) and isinstance(exponent, int) and not isinstance(exponent, bool) \
             and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -248,19 +253,23 @@ def _lerp_meta(input: Tensor, end: Tensor, weight: Any) -> tuple:
 def declarations() -> list[OpDecl]:
     decls = [
         OpDecl("add", "(input: Tensor, other: TensorOrScalar, *, alpha=1)", _add_meta, inplace=True,
+               number_first=True,
                doc="Adds ``other``, scaled by ``alpha``, to ``input``: ``out = input + alpha * other``."),
         OpDecl("sub", "(input: Tensor, other: TensorOrScalar, *, alpha=1)", _sub_meta, inplace=True,
+               number_first=True,
                doc="Subtracts ``other``, scaled by ``alpha``, from ``input``."),
-        OpDecl("mul", BINARY, _binary_meta, inplace=True, doc="Multiplies ``input`` by ``other`` elementwise."),
+        OpDecl("mul", BINARY, _binary_meta, inplace=True, number_first=True,
+               doc="Multiplies ``input`` by ``other`` elementwise."),
         OpDecl("div", "(input: Tensor, other: TensorOrScalar, *, rounding_mode=None)", _div_meta, inplace=True,
+               number_first=True,
                doc="Divides ``input`` by ``other`` (true division unless ``rounding_mode`` is 'trunc' or 'floor')."),
-        OpDecl("floor_divide", BINARY, _no_bool_binary_meta("floor_divide"), inplace=True,
+        OpDecl("floor_divide", BINARY, _numeric_binary_meta("div_floor"), inplace=True, number_first=True,
                doc="Division rounded down, elementwise."),
-        OpDecl("remainder", BINARY, _real_binary_meta("remainder"), inplace=True,
+        OpDecl("remainder", BINARY, _numeric_binary_meta("remainder"), inplace=True, number_first=True,
                doc="Python's modulus: the remainder has the sign of the divisor."),
-        OpDecl("fmod", BINARY, _real_binary_meta("fmod"), inplace=True,
+        OpDecl("fmod", BINARY, _numeric_binary_meta("fmod"), inplace=True,
                doc="C's fmod: the remainder has the sign of the dividend."),
-        OpDecl("pow", "(input: Tensor, exponent: TensorOrScalar)", _pow_meta, inplace=True,
+        OpDecl("pow", "(input: Tensor, exponent: TensorOrScalar)", _pow_meta, inplace=True, number_first=True,
                doc="``input`` raised to the power ``exponent``, elementwise."),
         OpDecl("atan2", BINARY, _float_binary_meta, inplace=True, doc="The angle of the point (other, input)."),
         OpDecl("maximum", "(input: Tensor, other: Tensor)", _real_binary_meta("maximum"),
@@ -305,6 +314,6 @@ def declarations() -> list[OpDecl]:
         decls.append(OpDecl(name, BINARY, _compare_meta, differentiable=False, doc=f"Elementwise {name}."))
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
         decls.append(OpDecl(name, BINARY, _integral_binary_meta(name), inplace=True, differentiable=False,
-                            doc=f"Elementwise {name} of integral or bool tensors."))
+                            number_first=True, doc=f"Elementwise {name} of integral or bool tensors."))
     return decls
 

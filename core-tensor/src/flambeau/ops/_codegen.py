@@ -47,7 +47,11 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         if dev_state == "unset":
             body += ["_dev = None", "_rg = False"] if kind != TENSOR else []
         if kind == TENSOR:
-            body.append(f"if not isinstance({n}, _T): raise _type_error(_OP, {n!r}, {n})")
+            if decl.number_first and not inplace and not natives:
+                # Off the hot path: only a non-tensor first argument reaches the call.
+                body.append(f"if not isinstance({n}, _T): return _number_first(_OP, {name}, {_call_args(decl)})")
+            else:
+                body.append(f"if not isinstance({n}, _T): raise _type_error(_OP, {n!r}, {n})")
             if dev_state == "unset":
                 body += [f"_dev = {n}._device", f"_rg = {n}._requires_grad"]
             else:
@@ -112,6 +116,7 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         "_OP": decl,
         "_T": _dispatch.tensor_class(),
         "_type_error": _dispatch.type_error,
+        "_number_first": _dispatch.number_first,
         "_no_tensor_error": _dispatch.no_tensor_error,
         "_unify": _dispatch.unify_devices,
         "_factory_device": _dispatch.factory_device,
@@ -139,6 +144,14 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     fn._op = decl  # type: ignore[attr-defined]
     fn._source = source  # type: ignore[attr-defined]
     return fn
+
+
+def _call_args(decl: OpDecl) -> str:
+    """The generated function's own arguments, written as a call passes them on (``a, b, alpha=alpha``)."""
+    parts = [p.name if p.kind is p.POSITIONAL_OR_KEYWORD else f"{p.name}={p.name}" for p in decl.parameters]
+    if decl.returns_out:
+        parts.append("out=out")
+    return ", ".join(parts)
 
 
 def _compute_lines(decl: OpDecl, args_tuple: str, natives_tuple: str, inplace: bool) -> list[str]:

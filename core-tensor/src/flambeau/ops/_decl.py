@@ -47,6 +47,9 @@ class OpDecl:
         differentiable: whether outputs can require grad (False for comparisons, argmax...).
         output_names: for several outputs, their names (the result is a named tuple).
         random: the op draws random numbers (never run through the CPU fallback).
+        number_first: the first tensor parameter also takes a Python number, which then becomes a
+            0-d tensor typed as the number's weak type against the second argument, as in
+            ``torch.pow(2, t)`` or ``torch.sub(1, t)`` (the functional form only).
         doc: the docstring of the generated function.
     """
 
@@ -61,6 +64,7 @@ class OpDecl:
     differentiable: bool = True
     output_names: tuple[str, ...] = ()
     random: bool = False
+    number_first: bool = False
     doc: str = ""
     provider: str = field(default="", compare=False)  # filled in by the loader: the distribution
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections import Counter
-from typing import Any
+from typing import Any, Callable
 
 from .. import _dtypes
 from .._device import device as _device_cls
@@ -367,6 +367,17 @@ def type_error(op: OpDecl, name: str, value: Any) -> TypeError:
     return TypeError(
         f"{op.name}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}"
     )
+
+
+def number_first(op: OpDecl, fn: Callable[..., Any], first: Any, second: Any, *rest: Any, **kwargs: Any) -> Any:
+    """``fn(number, tensor, ...)`` for an op declared ``number_first``: the number becomes a 0-d tensor
+    on the tensor's device, of the dtype PyTorch gives a Python scalar against it (``torch.pow(2, t)``)."""
+    if type(first) in (bool, int, float, complex) and isinstance(second, tensor_class()):
+        from .._methods import _scalar_tensor_like
+
+        true_division = op.name == "div" and kwargs.get("rounding_mode") is None
+        return fn(_scalar_tensor_like(first, second, true_division), second, *rest, **kwargs)
+    raise type_error(op, op.param_names[0], first)
 
 
 def no_tensor_error(op: OpDecl) -> Exception:

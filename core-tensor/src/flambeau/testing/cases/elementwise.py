@@ -227,8 +227,8 @@ def _int_division_by_zero():
 
 def _pow_samples(dtype: str) -> list[Sample]:
     cat = P.category(dtype)
-    if cat == 0:
-        return binary()(dtype)
+    if cat == 0:  # PyTorch has no bool ** bool-tensor kernel; a scalar exponent is fine
+        return [s for s in binary(scalars=(True, False, 2))(dtype) if not isinstance(s.args[1], Arg)]
     if cat == 1:
         lo = 0 if dtype == "uint8" else -3
         return binary(scalars=(2, 0), low=lo, high=3, other={"low": 0, "high": 3})(dtype)
@@ -243,6 +243,7 @@ def _pow_ref(x, y):
 
 def _pow_errors():
     yield ErrorCase((Arg((2,), "int64"), -2), RuntimeError, "Integers to negative integer powers are not allowed.")
+    yield ErrorCase((Arg((2,), "bool"), Arg((2,), "bool")), NotImplementedError, "\"pow\" not implemented for 'Bool'")
 
 
 def _clamp_samples(dtype: str) -> list[Sample]:
@@ -343,6 +344,21 @@ def _bitwise_errors(name: str, unary: bool = False):
         args = (Arg((2,), "float32"),) if unary else (Arg((2,), "float32"), Arg((2,), "float32"))
         # PyTorch's dtype dispatch raises NotImplementedError (TORCH_CHECK_NOT_IMPLEMENTED).
         yield ErrorCase(args, NotImplementedError, "not implemented for 'Float'")
+        if name in ("bitwise_left_shift", "bitwise_right_shift"):  # shifts take integers only, not bool
+            kernel = "lshift" if name == "bitwise_left_shift" else "rshift"
+            yield ErrorCase((Arg((2,), "bool"), Arg((2,), "bool")), NotImplementedError,
+                            f"\"{kernel}_cpu\" not implemented for 'Bool'")
+
+    return errors
+
+
+def _no_bool_or_complex_errors(kernel: str):
+    """floor_divide, remainder, fmod: PyTorch has no bool or complex kernel for them."""
+    def errors():
+        yield ErrorCase((Arg((2,), "bool"), Arg((2,), "bool")), NotImplementedError,
+                        f"\"{kernel}_cpu\" not implemented for 'Bool'")
+        yield ErrorCase((Arg((2,), "complex64"), 2), NotImplementedError,
+                        f"\"{kernel}_cpu\" not implemented for 'ComplexFloat'")
 
     return errors
 
@@ -378,7 +394,8 @@ def _with_nan(samples):
 
 
 def _minmax_errors():
-    yield ErrorCase((Arg((2,), "complex64"), Arg((2,), "complex64")), RuntimeError, "not supported for complex")
+    yield ErrorCase((Arg((2,), "complex64"), Arg((2,), "complex64")), RuntimeError,
+                    "not implemented for complex tensors.")
     yield from _errors_broadcast("maximum")()
 
 
@@ -416,9 +433,12 @@ def cases() -> list[OpCase]:
             binary(other=int_nonzero),
             lambda x, y: np.floor(np.true_divide(x, y)),
             promoted,
+            errors=_no_bool_or_complex_errors("div_floor"),
         ),
-        OpCase("remainder", REAL_NONBOOL, binary(other=int_nonzero), np.remainder, promoted),
-        OpCase("fmod", REAL_NONBOOL, binary(other=int_nonzero), np.fmod, promoted),
+        OpCase("remainder", REAL_NONBOOL, binary(other=int_nonzero), np.remainder, promoted,
+               errors=_no_bool_or_complex_errors("remainder")),
+        OpCase("fmod", REAL_NONBOOL, binary(other=int_nonzero), np.fmod, promoted,
+               errors=_no_bool_or_complex_errors("fmod")),
         OpCase("pow", P.ALL, _pow_samples, _pow_ref, promoted, errors=_pow_errors),
         OpCase("atan2", P.REAL, binary(scalars=()), np.arctan2, floated),
         OpCase("maximum", P.REAL, _with_nan(binary(scalars=())), np.maximum, promoted, errors=_minmax_errors),
