@@ -254,3 +254,12 @@ def test_in_range_stored_values_and_bool_tensors():
     assert b.clone().fill_(2**63).tolist() == [True, True]  # bool takes any number
     assert b.masked_fill(b, 1000).tolist() == [True, False]
     assert fb.clamp(b, max=1000).tolist() == [1, 0]  # int64 result
+
+
+def test_index_fill_and_scatter_store_in_range_negatives_for_unsigned():
+    # In range for PyTorch's checked conversion (down to -255), stored wrapped: -1 -> 255.
+    u = fb.zeros(3, dtype=fb.uint8)
+    assert u.index_fill(0, fb.tensor([1]), -1).tolist() == [0, 255, 0]
+    assert u.scatter(0, fb.tensor([1]), -1).tolist() == [0, 255, 0]
+    assert fb.zeros(2, 3, dtype=fb.uint8).scatter(1, fb.tensor([[0], [1]]), -2).tolist() == [[254, 0, 0],
+                                                                                             [0, 254, 0]]

@@ -10,6 +10,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._int_scalars import fitted
+
 
 def as_1d(a: Any) -> Any:
     """0-d arrays seen as 1-d (PyTorch's index ops treat a scalar as one element)."""
@@ -107,7 +109,7 @@ def scatter(input, dim, index, src, value, reduce, out):
     d = dim % x.ndim
     given = src if src is not None else value
     idx = _own(check_range(idx, x.shape[d], d), o)
-    values = _leading(as_1d(given), idx.shape) if isinstance(given, np.ndarray) else given
+    values = _leading(as_1d(given), idx.shape) if isinstance(given, np.ndarray) else fitted(given, o.dtype)
     if isinstance(values, np.ndarray) and np.may_share_memory(values, o):
         values = values.copy()
     _copy_in(o, x)
@@ -191,7 +193,7 @@ def index_fill(input, dim, index, value, out):
     x, o, idx = as_1d(input), as_1d(out), index.reshape(-1)
     d = dim % x.ndim
     idx = _own(check_range(idx, x.shape[d], d, negative=True, exc=IndexError), o)
-    fill = value[()] if isinstance(value, np.ndarray) else value
+    fill = value[()] if isinstance(value, np.ndarray) else fitted(value, o.dtype)  # uint8 -1 -> 255
     _copy_in(o, x)
     o[_along(d, idx)] = fill
 
