@@ -118,6 +118,8 @@ def test_logcumsumexp_complex_special_values():
     # PyTorch's values: a leading -inf + aj becomes -inf + 0j; NaN spreads; +inf wins
     assert run([complex(-inf, 1), complex(-inf, 2), 1 + 1j]) == [complex(-inf, 0)] * 2 + [1 + 1j]
     assert all(cmath.isnan(v) for v in run([1 + 1j, complex(nan, 0), 2])[1:])
+    assert all(cmath.isnan(v) for v in run([complex(-inf, nan), 1 + 0j]))  # NaN wins over -inf
+    assert all(cmath.isnan(v) for v in run([complex(0, nan), 1 + 0j]))
     assert run([complex(inf, 1), 1 + 0j]) == [complex(inf, 1)] * 2
     both = run([complex(inf, 0), complex(inf, 1)])[1]
     assert both.real == inf and abs(both.imag - math.pi / 4) < 1e-12  # log(e^inf (1 + e^i)) as a plain log

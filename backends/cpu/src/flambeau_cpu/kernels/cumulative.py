@@ -70,16 +70,16 @@ def _cum_extreme(ufunc: np.ufunc) -> Callable[..., Any]:
     return kernel
 
 
-def _log_add_exp_complex(acc: np.ndarray, new: np.ndarray) -> np.ndarray:
+def _log_add_exp_complex(acc: np.ndarray, new: np.ndarray, infinite: bool) -> np.ndarray:
     """``log(exp(acc) + exp(new))`` for complex arrays, PyTorch's way (its imaginary part is not
     wrapped into (-pi, pi]: the larger operand's angle plus the correction's).
 
     The operand with the smaller real part (``acc`` on a tie) is ``lo``, the other ``hi``; then
     ``log(e^lo + e^hi) = hi + log1p(w)`` with ``w = e^(lo - hi)``, ``|w| <= 1``, so nothing
-    overflows. ``log1p(w) = log|1 + w| + i arg(1 + w)`` with ``log|1 + w| = log1p(2 Re w + |w|^2) / 2``
+    overflows. ``log1p(w) = log|1 + w| + i arg(1 + w)`` with ``log|1 + w| = log1p(w_r (2 + w_r) + w_i^2) / 2``
     keeps its precision when ``|w|`` is tiny (numpy's complex log1p is ``log(1 + w)``).
-    Both real parts infinite and equal: -inf gives -inf + 0j, +inf the plain formula. NaN
-    anywhere gives nan + nanj.
+    ``infinite``: the input holds infinities, so check for both real parts infinite and equal
+    (-inf gives -inf + 0j, +inf the plain formula). NaN is the caller's business.
     """
     swap = acc.real > new.real
     lo = np.where(swap, new, acc)
@@ -87,28 +87,32 @@ def _log_add_exp_complex(acc: np.ndarray, new: np.ndarray) -> np.ndarray:
     w = np.exp(lo - hi)
     wr, wi = w.real, w.imag
     result = np.empty_like(acc)
-    result.real = 0.5 * np.log1p(2.0 * wr + wr * wr + wi * wi) + hi.real
+    result.real = np.log1p(wr * (2.0 + wr) + wi * wi) * 0.5 + hi.real
     result.imag = np.arctan2(wi, 1.0 + wr) + hi.imag
-    both_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
-    if both_inf.any():
-        plain = np.log(np.exp(lo) + np.exp(hi))
-        result = np.where(both_inf, np.where(lo.real < 0, complex(-np.inf, 0.0), plain), result)
-    nan = np.isnan(acc.real) | np.isnan(acc.imag) | np.isnan(new.real) | np.isnan(new.imag)
-    if nan.any():
-        result[nan] = complex(np.nan, np.nan)
+    if infinite:
+        both_inf = np.isinf(lo.real) & (lo.real == hi.real)
+        if both_inf.any():
+            plain = np.log(np.exp(lo) + np.exp(hi))
+            result = np.where(both_inf, np.where(lo.real < 0, complex(-np.inf, 0.0), plain), result)
     return result
 
 
 def _logcumsumexp_complex(input: np.ndarray, dim: int, out: np.ndarray) -> None:
     """A scan along ``dim`` (one vector step per position, across all the other dims), in complex128,
-    from PyTorch's starting value ``-inf + 0j`` (so a leading ``-inf + aj`` becomes ``-inf + 0j``)."""
+    from PyTorch's starting value ``-inf + 0j`` (so a leading ``-inf + aj`` becomes ``-inf + 0j``).
+    PyTorch's step gives NaN + NaNj when either operand has a NaN part, so every position from the
+    first NaN on is NaN: set afterwards, for the whole scan at once."""
     src = np.moveaxis(input.astype(np.complex128, copy=False), dim, 0)
-    dst = np.moveaxis(out, dim, 0)
+    result = np.empty(src.shape, np.complex128)
     acc = np.full(src.shape[1:], complex(-np.inf, 0.0))
-    with np.errstate(all="ignore"):  # inf - inf and exp(-inf + nan j) inside: handled above
+    with np.errstate(all="ignore"):  # inf - inf and exp(-inf + nan j) inside: handled here and above
+        infinite = bool(np.isinf(src.real).any() or np.isinf(src.imag).any())
         for i in range(src.shape[0]):
-            acc = _log_add_exp_complex(acc, src[i])
-            dst[i] = acc
+            acc = result[i] = _log_add_exp_complex(acc, src[i], infinite)
+        nan = np.logical_or.accumulate(np.isnan(src.real) | np.isnan(src.imag), axis=0)
+    if nan.any():
+        result[nan] = complex(np.nan, np.nan)
+    np.copyto(np.moveaxis(out, dim, 0), result, casting="unsafe")
 
 
 def logcumsumexp(input, dim, out):
