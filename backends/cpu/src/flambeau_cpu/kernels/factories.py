@@ -8,6 +8,11 @@ import numpy as np
 from ._int_scalars import fitted
 from ._quiet import quiet
 
+try:  # threaded same-dtype copies (numpy copies on one thread)
+    from .._C import copy_into as _copy_into
+except (ImportError, AttributeError):  # a source checkout without the extension built
+    _copy_into = None
+
 
 def _unwrap(value: Any) -> Any:
     return value.item() if isinstance(value, np.ndarray) else value
@@ -41,7 +46,8 @@ def eye(n, m, dtype, device, requires_grad, out):
 
 
 def clone(input, memory_format, out):
-    np.copyto(out, input)
+    if _copy_into is None or not _copy_into(out, input):
+        np.copyto(out, input)
 
 
 def _drop_imaginary(src, out):
@@ -53,6 +59,8 @@ def _drop_imaginary(src, out):
 
 @quiet  # NaN or inf to an integer dtype, float32 past float16's range: no warnings, as in PyTorch
 def copy(input, src, out):
+    if _copy_into is not None and src.__class__ is np.ndarray and src.dtype == out.dtype and _copy_into(out, src):
+        return
     try:
         np.copyto(out, _drop_imaginary(src, out), casting="unsafe")
     except OverflowError:  # -1 into a uint8 is 255 (the meta refused what does not fit)
