@@ -85,6 +85,11 @@ def test_matrix_exp_gradcheck(complex_, scale):
         assert gradgradcheck(fb.linalg.matrix_exp, (A,))
 
 
+def test_matrix_exp_node_name():
+    A = fb.eye(2, dtype=fb.float64, requires_grad=True)
+    assert type(fb.linalg.matrix_exp(A).grad_fn).__name__ == "LinalgMatrixExpBackward0"  # PyTorch's name
+
+
 def test_matrix_exp_gradient_is_the_adjoint_frechet_derivative():
     # For a symmetric A = V diag(w) V^T, the Fréchet derivative in the eigenbasis is the Daleckii-Krein
     # formula: (V^T L(A, E) V)_ij = (V^T E V)_ij * (e^{w_i} - e^{w_j}) / (w_i - w_j) (e^{w_i} on the

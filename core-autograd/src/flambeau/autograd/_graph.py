@@ -23,7 +23,7 @@ from .grad_mode import ANOMALY, STATE
 _new = object.__new__
 
 _NAMES = {"basic_index": "Slice", "max_dim": "Max", "min_dim": "Min", "to_dtype": "ToCopy", "copy": "Copy",
-          "index_put": "IndexPut"}
+          "index_put": "IndexPut", "matrix_exp": "LinalgMatrixExp"}
 
 
 def _camel(name: str) -> str:
