@@ -11,6 +11,16 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import _fft_four_step
+
+try:
+    from .._C import get_num_threads as _num_threads
+except (ImportError, AttributeError):  # a source checkout without the extension built
+    def _num_threads() -> int:
+        return 1
+
+#: From this many points a transform is handed pocketfft's threads (flambeau.set_num_threads).
+_THREADED_POINTS = 1 << 15
 
 class _LazyScipyFFT:
     """scipy.fft, imported at the first transform (not at ``import flambeau``: it costs ~30 ms);
@@ -82,7 +92,12 @@ def _c2c(name: str) -> Callable[..., Any]:
         x = _prepared(input, out)
         binding = _pocketfft()
         if binding is not None and x.shape == out.shape and x.dtype.kind == "c":
-            binding.c2c(x, (dim % x.ndim,), forward, _INORM[norm, forward], out, 1)
+            axis, inorm = dim % x.ndim, _INORM[norm, forward]
+            threads = _num_threads() if out.size >= _THREADED_POINTS else 1
+            if out.size == out.shape[axis] >= _fft_four_step.MIN_POINTS and \
+                    _fft_four_step.c2c(binding, x.reshape(-1), out, forward, inorm, threads):
+                return  # one long line: split into short batched ones
+            binding.c2c(x, (axis,), forward, inorm, out, threads)
             return
         out[...] = getattr(sfft, name)(x, n, dim, norm or "backward")
     return kernel
@@ -110,7 +125,8 @@ def _c2c_n(name: str) -> Callable[..., Any]:
             binding = _pocketfft()
             if binding is not None and x.shape == out.shape and x.dtype.kind == "c":
                 forward = name.startswith("fft")
-                binding.c2c(x, axes, forward, _INORM[norm, forward], out, 1)
+                threads = _num_threads() if out.size >= _THREADED_POINTS else 1
+                binding.c2c(x, axes, forward, _INORM[norm, forward], out, threads)
             else:
                 np.copyto(out, transform(x, [out.shape[a] for a in axes], axes, _norm(norm)))
     return kernel
