@@ -6,6 +6,7 @@ from typing import Any, Sequence
 
 from .._tensor import Tensor
 from ..ops._decl import VIEW, OpDecl
+from ..ops._registry import FUNCTIONS
 from ..ops.meta import fmt_shape, wrap_dim, wrap_dims
 
 
@@ -15,9 +16,9 @@ def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
+    for i, s in enumerate(shape):
         if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {fmt_shape(shape)}")
     known = math.prod(s for s in shape if s != -1)
     if unknown:
         if known == 0 and numel == 0:
@@ -67,7 +68,37 @@ def _contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+def _contiguous_target(input: Tensor, shape: Any) -> tuple[int, ...] | None:
+    """``shape`` with its -1 filled in, when ``input`` is row-major contiguous and ``shape`` (a tuple
+    of ints) fits it: the common view/reshape, checked in one pass. None sends the caller to the
+    full checks (which also give every error)."""
+    data = input._data
+    try:
+        if shape.__class__ is not tuple or not data.flags.c_contiguous:
+            return None
+    except AttributeError:  # a backend's native array without numpy's flags
+        return None
+    known, unknown = 1, -1
+    for i, s in enumerate(shape):
+        if s.__class__ is not int:
+            return None
+        if s >= 0:
+            known *= s
+        elif s == -1 and unknown < 0:
+            unknown = i
+        else:
+            return None
+    numel = data.size
+    if unknown < 0:
+        return shape if known == numel else None
+    if known == 0 or numel % known:
+        return None
+    return shape[:unknown] + (numel // known,) + shape[unknown + 1:]
+
+
 def _view_meta(input: Tensor, size: Sequence[int]) -> None:
+    if _contiguous_target(input, size) is not None:
+        return
     shape = infer_size(size, input.numel())
     if view_strides(input._data.shape, input.stride(), shape) is None:
         raise RuntimeError(
@@ -77,10 +108,12 @@ def _view_meta(input: Tensor, size: Sequence[int]) -> None:
 
 
 def _reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
+    target = _contiguous_target(input, shape)
+    if target is not None:
+        return FUNCTIONS["view"](input, target)
     target = infer_size(shape, input.numel())
     if view_strides(input._data.shape, input.stride(), target) is not None:
-        return input.view(target)
-    from ..ops._registry import FUNCTIONS
+        return FUNCTIONS["view"](input, target)
 
     return FUNCTIONS["clone"](input).view(target)  # the op: a row-major copy (Tensor.clone keeps strides)
 

@@ -128,6 +128,7 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         "_entry_for": _dispatch.kernel_entry,
         "_new": object.__new__,
         "_meta": decl.meta,
+        "_composite": decl.composite,
         "_wrap": _dispatch.wrap,
         "_finish": _dispatch.finish_compute,
         "_into": _dispatch._run_into,
@@ -207,7 +208,10 @@ def _view_lines(decl: OpDecl, args_tuple: str, natives_tuple: str) -> list[str]:
         f"    _r._base = {base} if {base}._base is None else {base}._base",
         f"    if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'view', None)",
         "    return _r",
-    ]
+    ] + ([  # a composite view (reshape, flatten...): its checks, then its body, with no detour through run_view
+        f"_meta({args_tuple[1:-2]})",
+        f"return _composite({args_tuple[1:-2]})",
+    ] if decl.composite is not None else [])
 
 
 def _device_lines(n: str, dev_state: str, indent: str) -> list[str]:

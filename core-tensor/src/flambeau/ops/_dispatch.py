@@ -50,9 +50,8 @@ def kernel_entry(op: OpDecl, cache: dict, device_type: str) -> tuple:
 
 def run_compute(op: OpDecl, dev: Any, args: tuple, natives: tuple, out: Any, rg: bool, inplace: bool) -> Any:
     table = TABLES[dev.type]
-    try:
-        kernel = table[op.name]
-    except KeyError:
+    kernel = table.get(op.name)
+    if kernel is None:  # a composite op (or none at all): no exception to pay for on that path
         return _without_kernel(op, dev, args, out, inplace)
     spec = op.meta(*args)
     if out is None:
@@ -100,9 +99,8 @@ def run_view(op: OpDecl, dev: Any, args: tuple, natives: tuple, rg: bool) -> Any
     the two in step.
     """
     table = TABLES[dev.type]
-    try:
-        kernel = table[op.name]
-    except KeyError:
+    kernel = table.get(op.name)
+    if kernel is None:
         return _without_kernel(op, dev, args, None, False)
     op.meta(*args)
     native = kernel(*natives)
@@ -282,14 +280,16 @@ def fallback_stats() -> dict[tuple[str, str], int]:
 
 
 def _without_kernel(op: OpDecl, dev: Any, args: tuple, out: Any, inplace: bool) -> Any:
-    from ._registry import FUNCTIONS
-
     if op.composite is not None:
         # the argument checks come first, as before a kernel: a composite built from other ops
         # would otherwise fail inside them with their messages (or not at all)
         if op.meta is not None:
             op.meta(*args)
         result = op.composite(*args)
+        if not inplace and out is None:
+            return result
+        from ._registry import FUNCTIONS
+
         if inplace:
             return FUNCTIONS["copy_"](args[0], result)
         if out is not None:
