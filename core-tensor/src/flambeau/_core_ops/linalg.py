@@ -1,6 +1,7 @@
 """Declarations of matrix products: matmul, mm, bmm, mv, dot."""
 from __future__ import annotations
 
+from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
 from ..ops.meta import broadcast_shapes, type_name
@@ -114,6 +115,9 @@ def _flat2(shape: tuple) -> str:
 
 
 def _matmul_meta(input: Tensor, other: Tensor) -> tuple:
+    a, b, dt = input._data.shape, other._data.shape, input._dtype
+    if len(a) == 2 and len(b) == 2 and a[1] == b[0] and other._dtype is dt and dt is not _dtypes.bool:
+        return (a[0], b[1]), dt  # matrix @ matrix, the common case: nothing else to check
     shape = matmul_shape(input._data.shape, other._data.shape)
     _same_dtype("matmul", input, other)
     return shape, input._dtype
