@@ -100,6 +100,8 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     natives_tuple = f"({', '.join(natives)},)" if natives else "()"
     if decl.kind == COMPUTE:
         body += _compute_lines(decl, args_tuple, natives_tuple, inplace)
+    elif decl.kind == FACTORY:
+        body += _factory_lines(decl, args_tuple, natives_tuple)
     if decl.kind in (COMPUTE, FACTORY):
         out = params[0].name if inplace else "out"
         body.append(f"return _run_compute(_OP, _dev, {args_tuple}, {natives_tuple}, {out}, _rg, {inplace})")
@@ -153,6 +155,28 @@ def _call_args(decl: OpDecl) -> str:
     if decl.returns_out:
         parts.append("out=out")
     return ", ".join(parts)
+
+
+def _factory_lines(decl: OpDecl, args_tuple: str, natives_tuple: str) -> list[str]:
+    """A factory's common call (one output, no ``out=``) written out, as ``_compute_lines`` does for
+    compute ops: ``randn(100)`` is mostly overhead. Anything else falls through to ``run_compute``."""
+    names = args_tuple[1:-2]
+    grad = ["        if requires_grad: _r.requires_grad_(True)"] if "requires_grad" in decl.param_names else []
+    return [
+        "_entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)",
+        "_k = _entry[0]",
+        "if _k is not None and out is None:",
+        f"    _spec = _meta({names})",
+        "    if type(_spec) is tuple:",
+        "        _shape, _dt = _spec",
+        "        _o = _entry[1](_shape, _dt, _dev)",
+        f"        _k({natives_tuple[1:-2]}, out=_o)",
+        "        _r = _new(_T)",
+        "        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._version = [0]; _r._base = None",
+        "        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None",
+        *grad,
+        "        return _r",
+    ]
 
 
 def _compute_lines(decl: OpDecl, args_tuple: str, natives_tuple: str, inplace: bool) -> list[str]:

@@ -18,6 +18,8 @@ from .._tensor import Tensor, wrap
 from ._decl import COMPUTE, FACTORY, VIEW, OpDecl
 from ._registry import OPS, TABLES
 
+_CPU = _device_cls("cpu")  # devices are interned: this is the object every cpu tensor carries
+
 _engine: Any = None  # the autograd engine's slot; filled by flambeau-core-autograd
 
 
@@ -418,7 +420,7 @@ _default_device = _DefaultDevice()
 def factory_device(requested: Any) -> Any:
     """The device a factory op allocates on: the one asked for, else the default device."""
     if requested is None:
-        return _default_device.value or _device_cls("cpu")
+        return _default_device.value or _CPU
     return resolve_device(requested)
 
 
