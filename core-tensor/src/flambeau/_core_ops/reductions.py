@@ -16,6 +16,10 @@ def _accumulate_dtype(input: Tensor, dtype: Any) -> _dtypes.dtype:
 
 
 def _sum_meta(input: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> tuple:
+    shape = input._data.shape
+    if dim.__class__ is int and -len(shape) <= dim < len(shape):  # one dim of an n-d tensor: no tuples to build
+        d = dim % len(shape)
+        return shape[:d] + ((1,) if keepdim else ()) + shape[d + 1:], _accumulate_dtype(input, dtype)
     dims = reduction_dims(input, dim)
     return reduced_shape(input._data.shape, dims, keepdim), _accumulate_dtype(input, dtype)
 
@@ -27,6 +31,10 @@ def _mean_meta(input: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {type_name(out_dtype)}"
         )
+    shape = input._data.shape
+    if dim.__class__ is int and -len(shape) <= dim < len(shape):  # one dim of an n-d tensor
+        d = dim % len(shape)
+        return shape[:d] + ((1,) if keepdim else ()) + shape[d + 1:], out_dtype
     dims = reduction_dims(input, dim)
     return reduced_shape(input._data.shape, dims, keepdim), out_dtype
 
