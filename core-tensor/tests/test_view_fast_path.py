@@ -50,3 +50,12 @@ def test_non_contiguous_inputs_take_the_full_checks():
     assert r._base is not t  # a copy, as in PyTorch
     with pytest.raises(RuntimeError, match="invalid shape dimension -2 at index 0 of shape \\[-2, 3\\]"):
         fb.ones(6).view(-2, 3)
+
+
+@pytest.mark.parametrize("shape, strides", [((0, 2), (2, 1)), ((2, 0), (1, 1)), ((3, 0, 2), (2, 2, 1)), ((0,), (1,))])
+def test_empty_tensors_report_pytorchs_strides(shape, strides):
+    # numpy gives a fresh empty array all-zero strides; PyTorch counts each size as at least 1
+    t = fb.zeros(shape)
+    assert t.stride() == strides
+    assert t.is_contiguous()
+    assert fb.ones(3, 4)[:, :0].stride() == (4, 1)  # an empty view keeps its base's strides

@@ -83,7 +83,16 @@ class Tensor:
     def stride(self, dim: int | None = None) -> Any:
         """Strides in elements, as PyTorch counts them."""
         item = self._dtype.itemsize
-        strides = tuple(s // item for s in self._data.strides)
+        data = self._data
+        strides = tuple(s // item for s in data.strides)
+        if data.size == 0 and strides and not any(strides):
+            # numpy gives a freshly allocated empty array all-zero strides; PyTorch reports the
+            # row-major strides of its shape, each size counted as at least 1: (0, 2) -> (2, 1)
+            strides, step = [], 1
+            for n in reversed(data.shape):
+                strides.append(step)
+                step *= max(n, 1)
+            strides = tuple(reversed(strides))
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self) -> int:
