@@ -1,14 +1,15 @@
 // Threaded copies between strided arrays of one dtype: the data movement behind cat, stack, flip,
-// roll and repeat (copy_into), and tril/triu (triangle_into).
+// roll and repeat (copy_into, copy_many), and tril/triu (triangle_into).
 //
 // numpy moves these with one thread, and walks negative strides (flip) one element at a time;
 // here the work is split over the kernel threads, rows copy with memcpy when both sides are
-// contiguous, and a reversed row is a loop the compiler vectorises. Both functions return false,
+// contiguous, and a reversed row is a loop the compiler vectorises. Each returns false,
 // leaving the copy to numpy, for anything they do not handle (different dtypes, byte-swapped or
 // unaligned arrays, overlapping memory); they never write before every check has passed.
 #include "common.h"
 #include "strided.h"
 
+#include <algorithm>
 #include <memory>
 #include <type_traits>
 
@@ -59,12 +60,24 @@ bool movable(const py::array& out, const py::array& src) {
 }
 
 template <class T>
-void run_copy(const StridedLoop& L) {
-  run_loop(L, [](char** p, index_t n, const index_t* st) { copy_row<T>(p[0], p[1], n, st[0], st[1]); });
+void copy_rows(const StridedLoop& L, index_t begin, index_t end) {
+  run_rows(L, begin, end, [](char** p, index_t n, const index_t* st) { copy_row<T>(p[0], p[1], n, st[0], st[1]); });
 }
 
-// out <- src, src broadcast to out's shape.
-bool copy_into(py::array out, const py::array& src) {
+// Copies elements [begin, end) of the loop (in its iteration order), typed by its item size.
+void copy_range(const StridedLoop& L, index_t begin, index_t end) {
+  switch (L.item[0]) {
+    case 1: copy_rows<std::uint8_t>(L, begin, end); break;
+    case 2: copy_rows<std::uint16_t>(L, begin, end); break;
+    case 4: copy_rows<std::uint32_t>(L, begin, end); break;
+    case 8: copy_rows<std::uint64_t>(L, begin, end); break;
+    default: copy_rows<Wide>(L, begin, end); break;
+  }
+}
+
+// Checks one (out, src) pair and builds its loop. Raises for shapes that do not broadcast and for
+// read-only or out-of-bounds views; false when the pair is not a raw-bytes move (numpy's job then).
+bool plan_copy(StridedLoop& L, const py::array& out, const py::array& src) {
   if (src.ndim() > out.ndim()) throw py::value_error("copy_into: src has more dims than out");
   const int shift = static_cast<int>(out.ndim() - src.ndim());
   for (int d = 0; d < src.ndim(); ++d) {
@@ -74,19 +87,55 @@ bool copy_into(py::array out, const py::array& src) {
   }
   check_in_bounds(out, "out", true);
   check_in_bounds(src, "src", false);
-  if (out.size() == 0) return true;
+  if (out.size() == 0) {
+    L.numel = 0;
+    return true;
+  }
   if (!movable(out, src) || has_internal_overlap(out) || may_overlap(out, src)) return false;
-  StridedLoop L;
   build_loop(L, out, &src, 1);
+  return true;
+}
+
+// out <- src, src broadcast to out's shape.
+bool copy_into(py::array out, const py::array& src) {
+  StridedLoop L;
+  if (!plan_copy(L, out, src)) return false;
   if (L.numel == 0) return true;
   std::unique_ptr<py::gil_scoped_release> nogil(L.numel >= kParallelGrain ? new py::gil_scoped_release : nullptr);
-  switch (out.itemsize()) {
-    case 1: run_copy<std::uint8_t>(L); break;
-    case 2: run_copy<std::uint16_t>(L); break;
-    case 4: run_copy<std::uint32_t>(L); break;
-    case 8: run_copy<std::uint64_t>(L); break;
-    default: run_copy<Wide>(L); break;
+  parallel_chunks(L.numel, kParallelChunk, [&](index_t begin, index_t end) { copy_range(L, begin, end); });
+  return true;
+}
+
+// outs[i] <- srcs[i] for every pair in one parallel region (cat: a pair per input, so the threads
+// wake once per call rather than once per input). Every pair is checked before anything is copied:
+// false, having copied nothing, when any pair is not a raw-bytes move or a source may share memory
+// with another pair's out. The outs themselves are the caller's to keep apart (cat's are disjoint
+// slices of one array, which an extent check would take for overlapping); overlapping outs could
+// only make the result order-dependent, never take a copy outside its arrays.
+bool copy_many(const std::vector<py::array>& outs, const std::vector<py::array>& srcs) {
+  if (outs.size() != srcs.size()) throw py::value_error("copy_many: needs as many outs as srcs");
+  const size_t n = outs.size();
+  std::vector<StridedLoop> loops(n);
+  std::vector<index_t> start(n + 1, 0);  // where each pair's elements begin in the combined range
+  for (size_t i = 0; i < n; ++i) {
+    if (!plan_copy(loops[i], outs[i], srcs[i])) return false;
+    for (size_t j = 0; j < i; ++j) {
+      if (may_overlap(outs[i], srcs[j]) || may_overlap(srcs[i], outs[j])) {
+        return false;
+      }
+    }
+    start[i + 1] = start[i] + loops[i].numel;
   }
+  const index_t total = start[n];
+  if (total == 0) return true;
+  std::unique_ptr<py::gil_scoped_release> nogil(total >= kParallelGrain ? new py::gil_scoped_release : nullptr);
+  parallel_chunks(total, kParallelChunk, [&](index_t begin, index_t end) {
+    size_t i = static_cast<size_t>(std::upper_bound(start.begin(), start.end(), begin) - start.begin()) - 1;
+    for (; i < n && start[i] < end; ++i) {
+      const index_t lo = std::max(begin, start[i]) - start[i], hi = std::min(end, start[i + 1]) - start[i];
+      if (hi > lo) copy_range(loops[i], lo, hi);
+    }
+  });
   return true;
 }
 
@@ -159,6 +208,8 @@ bool triangle_into(py::array out, const py::array& src, index_t diagonal, bool l
 void register_copy(py::module_& m) {
   m.def("copy_into", &copy_into, py::arg("out"), py::arg("src"),
         "out <- src (broadcast to out's shape), threaded; False when it declines (dtype, alignment, overlap).");
+  m.def("copy_many", &copy_many, py::arg("outs"), py::arg("srcs"),
+        "outs[i] <- srcs[i] for each pair in one threaded pass; False, copying nothing, when any pair declines.");
   m.def("triangle_into", &triangle_into, py::arg("out"), py::arg("src"), py::arg("diagonal"), py::arg("lower"),
         "out <- tril(src) (lower) or triu(src) over the last two dims; False when it declines.");
 }

@@ -85,34 +85,49 @@ inline void build_loop(StridedLoop& L, const py::array& out, const py::array* in
   }
 }
 
-// Calls row(ptrs, n, inner_strides) for every inner row of the loop, split over threads when large.
-// `ptrs` are byte pointers to the row's first element of each operand; strides are in elements.
+// Calls row(ptrs, n, inner_strides) for the inner rows covering elements [begin, end) of the loop
+// (in its iteration order), on the calling thread. `ptrs` are byte pointers to the row's first
+// element of each operand; strides are in elements.
 template <class Row>
-void run_loop(const StridedLoop& L, Row&& row) {
-  if (L.numel == 0) return;
+void run_rows(const StridedLoop& L, index_t begin, index_t end, Row&& row) {
+  if (begin >= end) return;
   const int last = L.ndim - 1;
   const index_t inner = L.shape[last];
   index_t istride[kMaxOperands] = {0, 0, 0};
   for (int k = 0; k < L.noperands; ++k) istride[k] = L.stride[k][last];
-  auto work = [&](index_t begin, index_t end) {
-    index_t pos = begin;
-    while (pos < end) {
-      const index_t c = pos % inner;
-      index_t rem = pos / inner;
-      const index_t n = std::min(inner - c, end - pos);
-      index_t off[kMaxOperands] = {0, 0, 0};
-      for (int d = last - 1; d >= 0; --d) {
-        const index_t i = rem % L.shape[d];
-        rem /= L.shape[d];
-        for (int k = 0; k < L.noperands; ++k) off[k] += i * L.stride[k][d];
+  // The coordinates of `begin` (divisions once per range), then an odometer from row to row: a
+  // division costs more than copying a short row.
+  index_t c = begin % inner, rem = begin / inner;
+  index_t coord[kMaxDims];
+  index_t off[kMaxOperands] = {0, 0, 0};
+  for (int d = last - 1; d >= 0; --d) {
+    coord[d] = rem % L.shape[d];
+    rem /= L.shape[d];
+    for (int k = 0; k < L.noperands; ++k) off[k] += coord[d] * L.stride[k][d];
+  }
+  for (index_t pos = begin; pos < end;) {
+    const index_t n = std::min(inner - c, end - pos);
+    char* ptrs[kMaxOperands] = {nullptr, nullptr, nullptr};
+    for (int k = 0; k < L.noperands; ++k) ptrs[k] = L.base[k] + (off[k] + c * istride[k]) * L.item[k];
+    row(ptrs, n, istride);
+    pos += n;
+    c = 0;
+    for (int d = last - 1; d >= 0; --d) {  // the next row
+      if (++coord[d] < L.shape[d]) {
+        for (int k = 0; k < L.noperands; ++k) off[k] += L.stride[k][d];
+        break;
       }
-      char* ptrs[kMaxOperands] = {nullptr, nullptr, nullptr};
-      for (int k = 0; k < L.noperands; ++k) ptrs[k] = L.base[k] + (off[k] + c * istride[k]) * L.item[k];
-      row(ptrs, n, istride);
-      pos += n;
+      for (int k = 0; k < L.noperands; ++k) off[k] -= (L.shape[d] - 1) * L.stride[k][d];
+      coord[d] = 0;
     }
-  };
-  parallel_chunks(L.numel, kParallelChunk, work);
+  }
+}
+
+// run_rows over the whole loop, split over threads when large.
+template <class Row>
+void run_loop(const StridedLoop& L, Row&& row) {
+  if (L.numel == 0) return;
+  parallel_chunks(L.numel, kParallelChunk, [&](index_t begin, index_t end) { run_rows(L, begin, end, row); });
 }
 
 }  // namespace flambeau

@@ -136,3 +136,25 @@ def test_triangle_in_place_and_threaded(lower):
     out = np.empty(t.shape, np.float32)
     assert triangle_into(out, t, -3, lower)
     np.testing.assert_array_equal(out, np.tril(t, -3) if lower else np.triu(t, -3))
+
+
+def test_copy_many_joins_pieces_in_one_pass():
+    rng = np.random.default_rng(5)
+    out = np.zeros((300, 257), np.float32)
+    a = rng.standard_normal((300, 100)).astype(np.float32)
+    b = rng.standard_normal((257, 300)).astype(np.float32).T[:, :157]  # a strided piece
+    assert _C.copy_many([out[:, :100], out[:, 100:]], [a, b])
+    np.testing.assert_array_equal(out, np.concatenate([a, b], 1))
+    assert _C.copy_many([], [])
+
+
+def test_copy_many_checks_every_pair_before_copying():
+    out = np.zeros((2, 6))
+    with pytest.raises(ValueError):  # the second pair does not broadcast: nothing is written
+        _C.copy_many([out[:, :3], out[:, 3:]], [np.ones((2, 3)), np.ones((3, 3))])
+    np.testing.assert_array_equal(out, 0.0)
+    assert _C.copy_many([out[:, :3], out[:, 3:]], [np.ones((2, 3)), np.ones((2, 3), np.float32)]) is False
+    np.testing.assert_array_equal(out, 0.0)  # declined (a cast) before the first pair was copied
+    assert _C.copy_many([out[:, :3], out[:, 3:]], [np.ones((2, 3)), out[:, :3]]) is False  # src is an out
+    with pytest.raises(ValueError):
+        _C.copy_many([out], [])

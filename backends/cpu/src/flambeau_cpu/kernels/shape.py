@@ -16,9 +16,9 @@ import numpy as np
 from .. import _storage
 
 try:
-    from .._C import copy_into as _copy_into, triangle_into as _triangle_into
+    from .._C import copy_into as _copy_into, copy_many as _copy_many, triangle_into as _triangle_into
 except (ImportError, AttributeError):  # a source checkout without the extension built
-    _copy_into = _triangle_into = None
+    _copy_into = _copy_many = _triangle_into = None
 
 
 def _copy(dst: np.ndarray, src: np.ndarray) -> None:
@@ -77,13 +77,18 @@ def cat(tensors, dim, out):
             pass
     d = dim % out.ndim
     lead = (slice(None),) * d
-    start = 0
+    start, targets, parts = 0, [], []
     for t in tensors:
         if t.shape == (0,) and out.ndim != 1:  # PyTorch's legacy rule: 1-D empties join anything
             continue
         stop = start + t.shape[d]
-        _copy(out[lead + (slice(start, stop),)], t)
+        targets.append(out[lead + (slice(start, stop),)])
+        parts.append(t)
         start = stop
+    if _copy_many is not None and _copy_many(targets, parts):
+        return  # one threaded pass over every input
+    for target, t in zip(targets, parts):
+        _copy(target, t)
 
 
 _REVERSED = slice(None, None, -1)
