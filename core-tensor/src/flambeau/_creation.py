@@ -206,7 +206,12 @@ def tensor(data: Any, *, dtype: _dtypes.dtype | None = None, device: Any = None,
     dev = factory_device(device)
     if array.dtype.kind == "c" and not dt.is_complex:
         array = array.real  # PyTorch drops the imaginary part (with a warning) when casting to real
-    host = np.array(array, dtype=dt.numpy_dtype, copy=True, order="C")
+    target = dt.numpy_dtype
+    if array.dtype == target:
+        host = np.array(array, copy=True, order="C")
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):  # 1e38 as float16 is inf, silently, as in PyTorch
+            host = np.array(array, dtype=target, copy=True, order="C")
     return _finish(wrap(_backend(dev).from_numpy(host, dev), dt, dev), requires_grad)
 
 

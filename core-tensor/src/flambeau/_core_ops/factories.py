@@ -41,6 +41,8 @@ def _arange_meta(start: Any, end: Any, step: Any = 1, dtype: Any = None, device:
     start, end, step = _number(start, "start"), _number(end, "end"), _number(step, "step")
     if dtype is None:
         dtype = _dtypes.get_default_dtype() if any(isinstance(v, float) for v in (start, end, step)) else _dtypes.int64
+    elif dtype is _dtypes.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     return (arange_length(start, end, step),), dtype
 
 

@@ -28,6 +28,8 @@ def _addcmul_meta(input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any = 
             and tensor2._data.shape == shape and dt._category == _dtypes._FLOAT:
         return shape, dt  # the common case (optimizers' updates), without the general promotion
     dt = result_type(input, tensor1, tensor2)
+    if dt is _dtypes.bool:
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     if isinstance(value, float) and is_integral(dt):
         raise RuntimeError("For integral input tensors, argument value must not be a floating point number.")
     checked_scalar(value, dt)  # value must fit an integer result's dtype, as in PyTorch
