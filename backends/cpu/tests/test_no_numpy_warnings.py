@@ -22,9 +22,6 @@ SPECIAL = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e38, -1e38, 1e-45, 0.
 DTYPES = [fb.float32, fb.float64, fb.float16, fb.bfloat16, fb.complex64]
 GRAIN = 32768  # native.GRAIN: the C++ kernels take over from here
 # Kernels outside this change that still warn (see test_still_warning): skipped by the sweep.
-STILL_WARNING = {"normal_tensor", "vander"}
-
-
 def special(dtype: fb.dtype, n: int) -> fb.Tensor:
     with warnings.catch_warnings():  # float16 cannot hold 1e38: inf is what we want
         warnings.simplefilter("ignore")
@@ -73,8 +70,6 @@ def test_ops_on_inf_nan_and_zero_do_not_warn(dtype, shape):
     x = special(dtype, int(np.prod(shape))).reshape(shape)
     found = {}
     for name in _tensor_only_ops():
-        if name in STILL_WARNING:
-            continue
         got = _warnings_of(lambda name=name: _call(name, x))
         if got:
             found[name] = got[0]
@@ -82,8 +77,7 @@ def test_ops_on_inf_nan_and_zero_do_not_warn(dtype, shape):
 
 
 @pytest.mark.parametrize("case", ["cumsum", "cumprod", "normal"])
-@pytest.mark.xfail(strict=True, reason="kernels/cumulative.py and random.py do not silence numpy yet")
-def test_still_warning(case):
+def test_scans_and_normal_on_non_finite_input_do_not_warn(case):
     x = fb.tensor([[float("inf"), 2.0], [float("-inf"), 0.0]])  # down dim 0: inf - inf, inf * 0
     f = {"cumsum": lambda: fb.cumsum(x, 0), "cumprod": lambda: fb.cumprod(fb.tensor([[float("inf")], [0.0]]), 0),
          "normal": lambda: fb.normal(x.to(fb.bfloat16), fb.tensor([float("nan")], dtype=fb.bfloat16))}[case]
@@ -91,7 +85,7 @@ def test_still_warning(case):
     def run() -> None:
         try:
             f()
-        except RuntimeError:  # normal refuses a NaN std, after its check warned
+        except RuntimeError:  # normal refuses a NaN std (after a check that used to warn)
             pass
     assert not _warnings_of(run)
 

@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._quiet import quiet_all
+
 try:
     from .. import _C
 except ImportError:  # a source checkout without the built extension
@@ -127,7 +129,7 @@ def logcumsumexp(input, dim, out):
         np.copyto(out, np.logaddexp.accumulate(src, axis=dim), casting="unsafe")
 
 
-KERNELS: dict[str, Callable[..., Any]] = {
+KERNELS: dict[str, Callable[..., Any]] = quiet_all({
     "cumsum": _scan(np.add, "cumsum_lastdim"), "cumprod": _scan(np.multiply, "cumprod_lastdim"),
     "cummax": _cum_extreme(np.maximum), "cummin": _cum_extreme(np.minimum), "logcumsumexp": logcumsumexp,
-}
+})

@@ -148,10 +148,11 @@ def normal_size(mean, std, size, generator, dtype, device, requires_grad, out):
 # -- samplers shaped like their inputs ------------------------------------------------------
 
 def normal_tensor(mean, std, generator, out):
-    if isinstance(std, np.ndarray) and std.size and not np.all(std >= 0):
+    scale = np.asarray(std, dtype=np.float64)  # compared in float64: bfloat16's NaN comparison warns
+    if isinstance(std, np.ndarray) and std.size and not np.all(scale >= 0):
         raise RuntimeError("normal expects all elements of std >= 0.0")
     z = _normal01(engine(generator), out.shape, np.dtype(np.float64))
-    _store(out, np.asarray(mean, dtype=np.float64) + np.asarray(std, dtype=np.float64) * z)
+    _store(out, np.asarray(mean, dtype=np.float64) + scale * z)
 
 
 def _probabilities(p: Any) -> np.ndarray:
