@@ -6,7 +6,8 @@
 // contiguous, and a reversed row is a loop the compiler vectorises. Each returns false,
 // leaving the copy to numpy, for anything they do not handle (different dtypes, byte-swapped or
 // unaligned arrays, overlapping memory); they never write before every check has passed.
-#include "common.h"
+#include "copy.h"
+
 #include "strided.h"
 
 #include <algorithm>
@@ -93,16 +94,6 @@ bool plan_copy(StridedLoop& L, const py::array& out, const py::array& src) {
   }
   if (!movable(out, src) || has_internal_overlap(out) || may_overlap(out, src)) return false;
   build_loop(L, out, &src, 1);
-  return true;
-}
-
-// out <- src, src broadcast to out's shape.
-bool copy_into(py::array out, const py::array& src) {
-  StridedLoop L;
-  if (!plan_copy(L, out, src)) return false;
-  if (L.numel == 0) return true;
-  std::unique_ptr<py::gil_scoped_release> nogil(L.numel >= kParallelGrain ? new py::gil_scoped_release : nullptr);
-  parallel_chunks(L.numel, kParallelChunk, [&](index_t begin, index_t end) { copy_range(L, begin, end); });
   return true;
 }
 
@@ -215,6 +206,15 @@ void register_copy(py::module_& m) {
 }
 
 }  // namespace
+
+bool copy_into(py::array out, const py::array& src) {
+  StridedLoop L;
+  if (!plan_copy(L, out, src)) return false;
+  if (L.numel == 0) return true;
+  std::unique_ptr<py::gil_scoped_release> nogil(L.numel >= kParallelGrain ? new py::gil_scoped_release : nullptr);
+  parallel_chunks(L.numel, kParallelChunk, [&](index_t begin, index_t end) { copy_range(L, begin, end); });
+  return true;
+}
 
 FLAMBEAU_REGISTER(register_copy);
 

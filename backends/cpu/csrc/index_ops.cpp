@@ -12,6 +12,7 @@
 // array's strided extent is checked against its buffer, so no argument can make these kernels
 // touch memory outside the arrays.
 #include "common.h"
+#include "copy.h"
 
 #include <atomic>
 #include <limits>
@@ -263,55 +264,6 @@ index_t first_bad(const py::array& index, index_t limit, bool& found) {
   return 0;  // unreachable: the row had a bad entry
 }
 
-// Copies `pre` into `out` (same shape, checked by the caller) when both have the same dtype and are
-// aligned; false leaves the copy to numpy. Runs along the innermost dim, memcpy when both are contiguous.
-bool copy_same(py::array& out, const py::array& pre, bool big) {
-  if (pre.dtype().num() != out.dtype().num() || pre.itemsize() != out.itemsize() || !is_aligned(pre)) return false;
-  if (pre.dtype().byteorder() == '>') return false;
-  check_in_bounds(pre, "prefill", false);
-  if (may_overlap(out, pre)) return false;
-  const int nd = static_cast<int>(out.ndim());
-  const index_t item = out.itemsize();
-  Plan p;
-  p.nd = std::max(nd - 1, 0);
-  for (int d = 0; d + 1 < nd; ++d) {
-    p.size[d] = out.shape(d);
-    p.out_st[d] = out.strides(d);
-    p.src_st[d] = pre.strides(d);
-    p.idx_st[d] = 0;
-    p.positions *= out.shape(d);
-  }
-  const index_t row = nd ? out.shape(nd - 1) : 1;
-  const index_t os = nd ? out.strides(nd - 1) : item, ps = nd ? pre.strides(nd - 1) : item;
-  if (row == 0 || p.positions == 0) return true;
-  char* po = static_cast<char*>(out.mutable_data());
-  const char* pp = static_cast<const char*>(pre.data());
-  std::unique_ptr<py::gil_scoped_release> nogil(big ? new py::gil_scoped_release : nullptr);
-  const index_t blocks = (p.positions + kBlock - 1) / kBlock;
-  auto block = [&](index_t b) {
-    const index_t begin = b * kBlock, n = std::min(kBlock, p.positions - begin);
-    index_t oo[kBlock], so[kBlock], io[kBlock];
-    offsets(p, begin, n, oo, so, io);
-    for (index_t j = 0; j < n; ++j) {
-      char* o = po + oo[j];
-      const char* s = pp + so[j];
-      if (os == item && ps == item) {
-        std::memcpy(o, s, static_cast<size_t>(row * item));
-      } else {
-        for (index_t i = 0; i < row; ++i) std::memcpy(o + i * os, s + i * ps, static_cast<size_t>(item));
-      }
-    }
-  };
-  const int nthreads = static_cast<int>(std::min<index_t>(threads_for(p.positions * row), blocks));
-  if (nthreads <= 1) {
-    for (index_t b = 0; b < blocks; ++b) block(b);
-  } else {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-    for (index_t b = 0; b < blocks; ++b) block(b);
-  }
-  return true;
-}
-
 void fail(const char* what) { throw std::invalid_argument(std::string("dim_index: ") + what); }
 
 bool kind_is(const py::array& a, char kind, int itemsize) {
@@ -427,7 +379,7 @@ bool dim_index(int mode, py::array out, py::array src, py::array index, int dim,
   }
   if (!prefill.is_none() && prefill.ptr() != out.ptr()) {
     const py::array pre = prefill.cast<py::array>();
-    if (!copy_same(out, pre, big)) {
+    if (!copy_into(out, pre)) {
       // Another dtype or layout: numpy's copy (looked up once, kept for the life of the process).
       static py::object* copyto = new py::object(py::module_::import("numpy").attr("copyto"));
       (*copyto)(out, prefill, py::arg("casting") = "unsafe");

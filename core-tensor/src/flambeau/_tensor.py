@@ -88,11 +88,9 @@ class Tensor:
         if data.size == 0 and strides and not any(strides):
             # numpy gives a freshly allocated empty array all-zero strides; PyTorch reports the
             # row-major strides of its shape, each size counted as at least 1: (0, 2) -> (2, 1)
-            strides, step = [], 1
-            for n in reversed(data.shape):
-                strides.append(step)
-                step *= max(n, 1)
-            strides = tuple(reversed(strides))
+            from ._core_ops.views import _contiguous_strides
+
+            strides = _contiguous_strides(data.shape)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self) -> int:

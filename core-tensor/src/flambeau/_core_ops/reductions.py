@@ -6,7 +6,7 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
-from ..ops.meta import reduced_shape, reduction_dims, type_name, wrap_dim
+from ..ops.meta import reduced_shape, reduction_dims, reduction_shape, type_name, wrap_dim
 
 
 def _accumulate_dtype(input: Tensor, dtype: Any) -> _dtypes.dtype:
@@ -16,12 +16,7 @@ def _accumulate_dtype(input: Tensor, dtype: Any) -> _dtypes.dtype:
 
 
 def _sum_meta(input: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> tuple:
-    shape = input._data.shape
-    if dim.__class__ is int and -len(shape) <= dim < len(shape):  # one dim of an n-d tensor: no tuples to build
-        d = dim % len(shape)
-        return shape[:d] + ((1,) if keepdim else ()) + shape[d + 1:], _accumulate_dtype(input, dtype)
-    dims = reduction_dims(input, dim)
-    return reduced_shape(input._data.shape, dims, keepdim), _accumulate_dtype(input, dtype)
+    return reduction_shape(input, dim, keepdim), _accumulate_dtype(input, dtype)
 
 
 def _mean_meta(input: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> tuple:
@@ -31,12 +26,7 @@ def _mean_meta(input: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {type_name(out_dtype)}"
         )
-    shape = input._data.shape
-    if dim.__class__ is int and -len(shape) <= dim < len(shape):  # one dim of an n-d tensor
-        d = dim % len(shape)
-        return shape[:d] + ((1,) if keepdim else ()) + shape[d + 1:], out_dtype
-    dims = reduction_dims(input, dim)
-    return reduced_shape(input._data.shape, dims, keepdim), out_dtype
+    return reduction_shape(input, dim, keepdim), out_dtype
 
 
 def _prod_meta(input: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> tuple:

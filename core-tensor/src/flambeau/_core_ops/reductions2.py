@@ -13,7 +13,7 @@ from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
 from ._docs_reductions2 import DOCS
-from ..ops.meta import broadcast, reduced_shape, reduction_dims, type_name, wrap_dim
+from ..ops.meta import broadcast, reduced_shape, reduction_dims, reduction_shape, type_name, wrap_dim
 from .reductions import _check_nonempty
 
 _QUANTILE_MODES = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -28,8 +28,7 @@ def _accumulate_dtype(input: Tensor, dtype: Any) -> _dtypes.dtype:
 def _nansum_meta(input: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> tuple:
     if input._dtype.is_complex:
         raise RuntimeError("nansum does not support complex inputs")
-    dims = reduction_dims(input, dim)
-    return reduced_shape(input._data.shape, dims, keepdim), _accumulate_dtype(input, dtype)
+    return reduction_shape(input, dim, keepdim), _accumulate_dtype(input, dtype)
 
 
 def _nanmean_meta(input: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> tuple:
@@ -37,8 +36,7 @@ def _nanmean_meta(input: Tensor, dim: Any = None, keepdim: bool = False, dtype: 
     if out._category < _dtypes._FLOAT:
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got " + type_name(input._dtype))
-    dims = reduction_dims(input, dim)
-    return reduced_shape(input._data.shape, dims, keepdim), out
+    return reduction_shape(input, dim, keepdim), out
 
 
 def _moment_dtype(input: Tensor) -> _dtypes.dtype:
@@ -51,8 +49,7 @@ def _var_meta(input: Tensor, dim: Any = None, correction: Any = None, keepdim: b
     out = _moment_dtype(input)
     if correction is not None and not isinstance(correction, (int, float)):
         raise TypeError(f"var(): argument 'correction' must be Number, not {type(correction).__name__}")
-    dims = reduction_dims(input, dim)
-    return reduced_shape(input._data.shape, dims, keepdim), out
+    return reduction_shape(input, dim, keepdim), out
 
 
 def _var_mean_meta(input: Tensor, dim: Any = None, correction: Any = None, keepdim: bool = False) -> list:
@@ -130,8 +127,7 @@ def _quantile_meta(name: str):
 
 def _logsumexp_meta(input: Tensor, dim: Any, keepdim: bool = False) -> tuple:
     out = input._dtype if input._dtype._category >= _dtypes._FLOAT else _dtypes.get_default_dtype()
-    dims = reduction_dims(input, dim)
-    return reduced_shape(input._data.shape, dims, keepdim), out
+    return reduction_shape(input, dim, keepdim), out
 
 
 def _norm_meta(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> tuple:

@@ -68,16 +68,21 @@ def _contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+def _row_major(input: Tensor) -> bool:
+    """Whether ``input``'s native array says it is row-major contiguous (False when it cannot tell)."""
+    try:
+        return input._data.flags.c_contiguous
+    except AttributeError:  # a backend's native array without numpy's flags
+        return False
+
+
 def _contiguous_target(input: Tensor, shape: Any) -> tuple[int, ...] | None:
     """``shape`` with its -1 filled in, when ``input`` is row-major contiguous and ``shape`` (a tuple
     of ints) fits it: the common view/reshape, checked in one pass. None sends the caller to the
     full checks (which also give every error)."""
-    data = input._data
-    try:
-        if shape.__class__ is not tuple or not data.flags.c_contiguous:
-            return None
-    except AttributeError:  # a backend's native array without numpy's flags
+    if shape.__class__ is not tuple or not _row_major(input):
         return None
+    data = input._data
     known, unknown = 1, -1
     for i, s in enumerate(shape):
         if s.__class__ is not int:
@@ -108,9 +113,8 @@ def _view_meta(input: Tensor, size: Sequence[int]) -> None:
 
 
 def _reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
-    target = _contiguous_target(input, shape)
-    if target is not None:
-        return FUNCTIONS["view"](input, target)
+    if _row_major(input):  # always viewable: view's own checks give reshape's errors too
+        return FUNCTIONS["view"](input, shape)
     target = infer_size(shape, input.numel())
     if view_strides(input._data.shape, input.stride(), target) is not None:
         return FUNCTIONS["view"](input, target)

@@ -157,6 +157,15 @@ def _call_args(decl: OpDecl) -> str:
     return ", ".join(parts)
 
 
+def _wrap_lines(indent: str) -> list[str]:
+    """``_r = wrap(_o, _dt, _dev)`` written out: a Python call is a tenth of a 1-element op."""
+    return [
+        f"{indent}_r = _new(_T)",
+        f"{indent}_r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._version = [0]; _r._base = None",
+        f"{indent}_r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None",
+    ]
+
+
 def _factory_lines(decl: OpDecl, args_tuple: str, natives_tuple: str) -> list[str]:
     """A factory's common call (one output, no ``out=``) written out, as ``_compute_lines`` does for
     compute ops: ``randn(100)`` is mostly overhead. Anything else falls through to ``run_compute``."""
@@ -171,9 +180,7 @@ def _factory_lines(decl: OpDecl, args_tuple: str, natives_tuple: str) -> list[st
         "        _shape, _dt = _spec",
         "        _o = _entry[1](_shape, _dt, _dev)",
         f"        _k({natives_tuple[1:-2]}, out=_o)",
-        "        _r = _new(_T)",
-        "        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._version = [0]; _r._base = None",
-        "        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None",
+        *_wrap_lines("        "),
         *grad,
         "        return _r",
     ]
@@ -208,10 +215,7 @@ def _compute_lines(decl: OpDecl, args_tuple: str, natives_tuple: str, inplace: b
         "    _shape, _dt = _spec",
         "    _o = _entry[1](_shape, _dt, _dev)",
         f"    _k({natives}, out=_o)",
-        # `wrap` written out: a Python call is a tenth of a 1-element op.
-        "    _r = _new(_T)",
-        "    _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._version = [0]; _r._base = None",
-        "    _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None",
+        *_wrap_lines("    "),
         f"    if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'functional', None)",
         "    return _r",
     ]

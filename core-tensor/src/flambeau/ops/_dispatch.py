@@ -445,7 +445,7 @@ def set_default_device(dev: Any) -> None:
 
 
 def get_default_device() -> Any:
-    return getattr(_default_device, "value", None) or _device_cls("cpu")
+    return _default_device.value or _CPU
 
 
 __all__ = ["OPS", "run_compute", "run_view", "run_dynamic", "COMPUTE"]

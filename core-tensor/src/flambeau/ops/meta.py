@@ -135,6 +135,16 @@ def reduced_shape(shape: Sequence[int], dims: tuple[int, ...] | None, keepdim: b
     return tuple(s for i, s in enumerate(shape) if i not in dims)
 
 
+def reduction_shape(input: Tensor, dim: Any, keepdim: bool) -> tuple[int, ...]:
+    """The shape a reduction of ``input`` over ``dim`` leaves (:func:`reduction_dims` rules; its
+    errors too). One int dim of an n-d tensor, the common call, builds no intermediate tuples."""
+    shape = input._data.shape
+    if dim.__class__ is int and -len(shape) <= dim < len(shape):
+        d = dim % len(shape)
+        return shape[:d] + ((1,) if keepdim else ()) + shape[d + 1:]
+    return reduced_shape(shape, reduction_dims(input, dim), keepdim)
+
+
 def reduction_dims(input: Tensor, dim: Any) -> tuple[int, ...] | None:
     """Normalise a reduction's ``dim`` (None, an int, or a sequence; an empty one means all)."""
     if dim is None:

@@ -22,6 +22,10 @@ except (ImportError, AttributeError):  # a source checkout without the extension
 #: From this many points a transform is handed pocketfft's threads (flambeau.set_num_threads).
 _THREADED_POINTS = 1 << 15
 
+
+def _threads(points: int) -> int:
+    return _num_threads() if points >= _THREADED_POINTS else 1
+
 class _LazyScipyFFT:
     """scipy.fft, imported at the first transform (not at ``import flambeau``: it costs ~30 ms);
     each function is then cached on this object, so later lookups are plain attribute reads."""
@@ -93,7 +97,7 @@ def _c2c(name: str) -> Callable[..., Any]:
         binding = _pocketfft()
         if binding is not None and x.shape == out.shape and x.dtype.kind == "c":
             axis, inorm = dim % x.ndim, _INORM[norm, forward]
-            threads = _num_threads() if out.size >= _THREADED_POINTS else 1
+            threads = _threads(out.size)
             if out.size == out.shape[axis] >= _fft_four_step.MIN_POINTS and \
                     _fft_four_step.c2c(binding, x.reshape(-1), out, forward, inorm, threads):
                 return  # one long line: split into short batched ones
@@ -125,7 +129,7 @@ def _c2c_n(name: str) -> Callable[..., Any]:
             binding = _pocketfft()
             if binding is not None and x.shape == out.shape and x.dtype.kind == "c":
                 forward = name.startswith("fft")
-                threads = _num_threads() if out.size >= _THREADED_POINTS else 1
+                threads = _threads(out.size)
                 binding.c2c(x, axes, forward, _INORM[norm, forward], out, threads)
             else:
                 np.copyto(out, transform(x, [out.shape[a] for a in axes], axes, _norm(norm)))

@@ -143,15 +143,10 @@ def roll(input, shifts, dims, out):
     if not input.ndim:
         _copy(out, input)
         return
-    if len(dims) == 1:  # the common case, kept short: two block copies
-        n = input.shape[dims[0]]
-        shift = shifts[0] % n if n else 0
+    if len(dims) == 1:  # the common case, without _roll_into's index lists
         lead = (slice(None),) * dims[0]
-        if shift == 0:
-            _copy(out, input)
-        else:
-            _copy(out[lead + (slice(shift, None),)], input[lead + (slice(None, n - shift),)])
-            _copy(out[lead + (slice(None, shift),)], input[lead + (slice(n - shift, None),)])
+        for to, frm in _roll_pieces(input.shape[dims[0]], shifts[0]):
+            _copy(out[lead + (to,)], input[lead + (frm,)])
         return
     # A dim named twice rolls by the sum of its shifts, as in np.roll.
     total: dict[int, int] = {}
