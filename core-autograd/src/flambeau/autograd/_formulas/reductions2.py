@@ -298,24 +298,12 @@ def _cumprod(ctx, g):
     positions = fb.arange(n, device=g._device)
     later = (positions.reshape(tuple(lead)).unsqueeze(0) >= positions.reshape((n,) + (1,) * len(shape)))
     contrib = fb.where(later, conj(partial) * g.unsqueeze(0), _zero(g)).sum(d + 1)  # (n, *shape without d)
-    return contrib.movedim(0, d) if hasattr(contrib, "movedim") else _move_first_to(contrib, d)
-
-
-def _move_first_to(t, d):
-    order = list(range(1, t._data.ndim))
-    order.insert(d, 0)
-    return t.permute(*order)
+    return contrib.movedim(0, d)
 
 
 def _cum_extreme(ctx, grads):
-    g = grads[0]
-    if g is None:
-        return None
-    shape = ctx.shape(0)
-    if not shape:
-        return g
-    d = ctx.args[1] % len(shape)
-    return scatter_along(g, ctx.result[1], d, shape)
+    # cummax/cummin keep the input's shape: each value's gradient goes to the index it came from
+    return scatter_values(ctx, grads, ctx.args[1])
 
 
 def _logcumsumexp(ctx, g):
