@@ -92,21 +92,35 @@ inline void split_range(index_t total, int tid, int nthreads, index_t& begin, in
 // Elements per unit of work handed to a thread.
 constexpr index_t kParallelChunk = 65536;
 
-// Runs fn(begin, end) over [0, n): in one piece on one thread when small, else in chunks of `chunk`
-// handed to the threads as they come free. Dynamic hand-out matters on a busy machine: a worker that
-// wakes late (or is preempted) takes fewer chunks instead of holding every other thread up.
+// Runs fn(thread, nthreads) on each thread of a team of `nthreads` (inline as fn(0, 1) for one).
+template <class Fn>
+void parallel_team(int nthreads, Fn&& fn) {
+  if (nthreads <= 1) {
+    fn(0, 1);
+    return;
+  }
+#pragma omp parallel num_threads(nthreads)
+  fn(thread_id(), team_size());
+}
+
+// Runs fn(begin, end) over [0, n): in one piece on one thread when small, else split into one
+// contiguous run of whole chunks per thread. The split is static on purpose: the same thread then
+// touches the same memory at every call, so its part stays in the cache near its core. On this
+// kind of host the two vCPUs can sit under different L3 caches for minutes at a time, and a
+// dynamic hand-out (a different thread per chunk at each call) made 1M-element copies run at half
+// speed while PyTorch's static split did not (docs/performance.md, third session).
 // `work` is the number of elements the whole loop touches when [0, n) counts something larger (rows):
 // the thread count follows the work, not the number of items handed out.
 template <class Fn>
 void parallel_chunks(index_t n, index_t chunk, Fn&& fn, index_t work = -1) {
+  if (n <= 0) return;
   const index_t nchunks = chunk > 0 ? (n + chunk - 1) / chunk : 1;
   const int nthreads = static_cast<int>(std::min<index_t>(threads_for(work < 0 ? n : work), nchunks));
-  if (nthreads <= 1) {
-    if (n > 0) fn(index_t(0), n);
-    return;
-  }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-  for (index_t c = 0; c < nchunks; ++c) fn(c * chunk, std::min(n, (c + 1) * chunk));
+  parallel_team(nthreads, [&](int thread, int team) {
+    index_t first = 0, last = 0;
+    split_range(nchunks, thread, team, first, last);
+    if (last > first) fn(first * chunk, std::min(n, last * chunk));
+  });
 }
 
 // -- dtypes ---------------------------------------------------------------------------------------
