@@ -66,8 +66,8 @@ def test_real_transforms(fft_path, norm):
     _close(fb.fft.rfft(fb.from_numpy(r), n=12, norm=norm).numpy(), np.fft.rfft(r, n=12, norm=norm), np.complex128)
     c = np.fft.rfft(r)
     _close(fb.fft.irfft(fb.from_numpy(c), n=10, norm=norm).numpy(), np.fft.irfft(c, n=10, norm=norm), np.float64)
-    _close(fb.fft.rfftn(fb.from_numpy(r), s=(4, 6), norm=norm).numpy(), np.fft.rfftn(r, s=(4, 6), axes=(0, 1), norm=norm),
-           np.complex128)
+    _close(fb.fft.rfftn(fb.from_numpy(r), s=(4, 6), norm=norm).numpy(),
+           np.fft.rfftn(r, s=(4, 6), axes=(0, 1), norm=norm), np.complex128)
     c2 = np.fft.rfftn(r)
     _close(fb.fft.irfftn(fb.from_numpy(c2), s=(3, 10), norm=norm).numpy(),
            np.fft.irfftn(c2, s=(3, 10), axes=(0, 1), norm=norm), np.float64)
