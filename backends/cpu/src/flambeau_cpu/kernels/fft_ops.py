@@ -4,8 +4,9 @@ else scipy.fft (C++ pocketfft with SIMD).
 MKL (through mkl_fft) was measured 2-3x faster than pocketfft here from 1024 points up and as fast
 at 100, level with PyTorch, which links MKL too (docs/performance.md). scipy.fft was measured ~6x
 faster than numpy.fft on 2^20 complex64 points and ~2x faster on 100 (numpy's pocketfft here runs
-without vectorisation). All keep float32/complex64 in single precision, as PyTorch does. Integer and bool inputs are first made float32 so that they give
-complex64 (PyTorch's default complex dtype).
+without vectorisation). All keep float32/complex64 in single precision, as PyTorch does. Integer
+and bool inputs are first made float32 so that they give complex64 (PyTorch's default complex
+dtype).
 """
 from __future__ import annotations
 
