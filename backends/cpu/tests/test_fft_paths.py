@@ -18,6 +18,7 @@ def fft_path(request, monkeypatch):
     if request.param == "mkl":
         if fft_ops._mkl() is None:
             pytest.skip("mkl_fft is not installed (the backend's optional mkl extra)")
+        monkeypatch.setattr(fft_ops, "_MKL_POINTS", 0)  # MKL for the small test shapes too
     else:
         monkeypatch.setattr(fft_ops, "_MKL", None)
     return request.param
@@ -88,3 +89,23 @@ def test_out_argument_is_written_in_place(fft_path):
     result = fb.fft.fft(fb.from_numpy(x), out=out)
     assert result is out and out._version[0] > version
     _close(out.numpy(), np.fft.fft(x), np.complex128)
+
+
+def test_small_transforms_skip_mkl_and_large_ones_use_it(monkeypatch):
+    calls = []
+
+    class Recorder:
+        def __getattr__(self, name):
+            def transform(x, n, axis, norm, out):
+                calls.append(name)
+                out[...] = np.fft.fft(x, n, axis, norm)
+            return transform
+
+    monkeypatch.setattr(fft_ops, "_MKL", Recorder())
+    small = _complex(fft_ops._MKL_POINTS - 1)
+    _close(fb.fft.fft(fb.from_numpy(small)).numpy(), np.fft.fft(small), np.complex128)
+    assert calls == []
+    large = _complex(fft_ops._MKL_POINTS)
+    _close(fb.fft.fft(fb.from_numpy(large)).numpy(), np.fft.fft(large), np.complex128)
+    assert calls == ["fft"]
+

@@ -91,6 +91,15 @@ def _mkl() -> Any:
 
 _MKL: Any = False
 
+#: Below this many output points pocketfft's direct call is quicker: mkl_fft's fixed cost is ~1.3 us
+#: (16 points: 1.27 us against pocketfft's 0.53; 512 points: 1.76 against 2.34).
+_MKL_POINTS = 512
+
+
+def _mkl_for(out: np.ndarray) -> Any:
+    """mkl_fft for a transform filling ``out``, or None (not installed, or too small to gain)."""
+    return _mkl() if out.size >= _MKL_POINTS else None
+
 
 def _pocketfft() -> Any:
     """scipy's pocketfft binding, called straight (scipy.fft's checks cost ~4 us of a 5 us
@@ -117,7 +126,7 @@ def _c2c(name: str) -> Callable[..., Any]:
         if not out.size:
             return
         x = _prepared(input, out)
-        mkl = _mkl()
+        mkl = _mkl_for(out)
         if mkl is not None:
             getattr(mkl, name)(x, n, dim, _norm(norm), out=out)
             return
@@ -148,7 +157,7 @@ def fft_irfft(input, n, dim, norm, out):
 def _real_transform(name: str, x: np.ndarray, sizes: Any, dims: Any, norm: Any, out: np.ndarray) -> None:
     """out = rfft/irfft/rfftn/irfftn(x) (``sizes`` and ``dims``: n and dim, or s and dims), by MKL
     when it is installed, else by scipy.fft."""
-    mkl = _mkl()
+    mkl = _mkl_for(out)
     if mkl is not None:
         getattr(mkl, name)(x, sizes, dims, _norm(norm), out=out)
     else:
@@ -162,7 +171,7 @@ def _c2c_n(name: str) -> Callable[..., Any]:
         if not axes:
             np.copyto(out, x, casting="unsafe")
         elif out.size:
-            mkl, binding = _mkl(), _pocketfft()
+            mkl, binding = _mkl_for(out), _pocketfft()
             if mkl is not None:
                 getattr(mkl, name)(x, [out.shape[a] for a in axes], axes, _norm(norm), out=out)
             elif binding is not None and x.shape == out.shape and x.dtype.kind == "c":
