@@ -264,22 +264,22 @@ def declarations() -> list[OpDecl]:
                number_first=True,
                doc="Divides ``input`` by ``other`` (true division unless ``rounding_mode`` is 'trunc' or 'floor')."),
         OpDecl("floor_divide", BINARY, _numeric_binary_meta("div_floor"), inplace=True, number_first=True,
-               doc="Division rounded down, elementwise."),
+               zero_dim_common=True, doc="Division rounded down, elementwise."),
         OpDecl("remainder", BINARY, _numeric_binary_meta("remainder"), inplace=True, number_first=True,
-               doc="Python's modulus: the remainder has the sign of the divisor."),
+               zero_dim_common=True, doc="Python's modulus: the remainder has the sign of the divisor."),
         OpDecl("fmod", BINARY, _numeric_binary_meta("fmod"), inplace=True,
-               doc="C's fmod: the remainder has the sign of the dividend."),
+               zero_dim_common=True, doc="C's fmod: the remainder has the sign of the dividend."),
         OpDecl("pow", "(input: Tensor, exponent: TensorOrScalar)", _pow_meta, inplace=True, number_first=True,
-               doc="``input`` raised to the power ``exponent``, elementwise."),
+               zero_dim_common=True, doc="``input`` raised to the power ``exponent``, elementwise."),
         OpDecl("atan2", BINARY, _float_binary_meta, inplace=True, doc="The angle of the point (other, input)."),
         OpDecl("maximum", "(input: Tensor, other: Tensor)", _real_binary_meta("maximum"),
-               doc="The elementwise maximum (NaN propagates)."),
+               zero_dim_common=True, doc="The elementwise maximum (NaN propagates)."),
         OpDecl("minimum", "(input: Tensor, other: Tensor)", _real_binary_meta("minimum"),
-               doc="The elementwise minimum (NaN propagates)."),
+               zero_dim_common=True, doc="The elementwise minimum (NaN propagates)."),
         OpDecl("where", "(condition: Tensor, input: TensorOrScalar, other: TensorOrScalar)", _where_meta,
                method=False, doc="Elements of ``input`` where ``condition`` holds, else of ``other``."),
         OpDecl("clamp", "(input: Tensor, min: TensorOrScalar = None, max: TensorOrScalar = None)", _clamp_meta,
-               inplace=True, doc="Clamps every element into [min, max]."),
+               inplace=True, zero_dim_common=True, doc="Clamps every element into [min, max]."),
         OpDecl("lerp", "(input: Tensor, end: Tensor, weight: TensorOrScalar)", _lerp_meta, inplace=True,
                doc="Linear interpolation: ``input + weight * (end - input)``."),
         OpDecl("neg", "(input: Tensor)", _neg_meta, inplace=True, doc="``-input``."),
@@ -308,10 +308,11 @@ def declarations() -> list[OpDecl]:
         decls.append(OpDecl(name, "(input: Tensor)", _unary_real_float(name), inplace=True, doc=f"Elementwise {name}."))
     for name, meta in (("eq", _compare_meta), ("ne", _compare_meta), ("lt", _ordered_compare_meta),
                        ("le", _ordered_compare_meta), ("gt", _ordered_compare_meta), ("ge", _ordered_compare_meta)):
-        decls.append(OpDecl(name, BINARY, meta, inplace=False, differentiable=False,
+        decls.append(OpDecl(name, BINARY, meta, inplace=False, differentiable=False, zero_dim_common=True,
                             doc=f"Elementwise comparison ``{name}``; a bool tensor."))
     for name in ("logical_and", "logical_or", "logical_xor"):
-        decls.append(OpDecl(name, BINARY, _compare_meta, differentiable=False, doc=f"Elementwise {name}."))
+        decls.append(OpDecl(name, BINARY, _compare_meta, differentiable=False, zero_dim_common=True,
+                            doc=f"Elementwise {name}."))
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
         decls.append(OpDecl(name, BINARY, _integral_binary_meta(name), inplace=True, differentiable=False,
                             number_first=True, doc=f"Elementwise {name} of integral or bool tensors."))

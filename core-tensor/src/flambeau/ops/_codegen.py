@@ -38,6 +38,7 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     body: list[str] = []
     dev_state = "unset"  # "unset": no `_dev` yet; "maybe": `_dev` may be None; "known": set
     natives = []
+    first_tensor = None  # the first Tensor parameter's name, for zero_dim_common
     for p in params:
         kind = tensor_kind(p)
         n = p.name
@@ -52,6 +53,8 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
                 body.append(f"if not isinstance({n}, _T): return _number_first(_OP, {name}, {_call_args(decl)})")
             else:
                 body.append(f"if not isinstance({n}, _T): raise _type_error(_OP, {n!r}, {n})")
+            body += _zero_dim_lines(decl, first_tensor, n, "")
+            first_tensor = first_tensor or n
             if dev_state == "unset":
                 body += [f"_dev = {n}._device", f"_rg = {n}._requires_grad"]
             else:
@@ -77,6 +80,7 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
             body.append(f"    _n_{n}.append(_t._data)")
         else:  # a tensor or a scalar (or None)
             body.append(f"if isinstance({n}, _T):")
+            body += _zero_dim_lines(decl, first_tensor, n, "    ")
             body += _device_lines(n, dev_state if dev_state == "known" else "maybe", "    ")
             body.append(f"    _rg = _rg or {n}._requires_grad")
             body.append(f"    _n_{n} = {n}._data")
@@ -119,6 +123,7 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         "_T": _dispatch.tensor_class(),
         "_type_error": _dispatch.type_error,
         "_number_first": _dispatch.number_first,
+        "_zero_dim_common": _dispatch.zero_dim_common,
         "_no_tensor_error": _dispatch.no_tensor_error,
         "_unify": _dispatch.unify_devices,
         "_factory_device": _dispatch.factory_device,
@@ -147,6 +152,14 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     fn._op = decl  # type: ignore[attr-defined]
     fn._source = source  # type: ignore[attr-defined]
     return fn
+
+
+def _zero_dim_lines(decl: OpDecl, first: str | None, n: str, indent: str) -> list[str]:
+    """For a ``zero_dim_common`` op, the check that casts a 0-d operand to the other's dtype: one
+    identity test on the common path (same dtypes), the helper only when they differ."""
+    if not decl.zero_dim_common or first is None:
+        return []
+    return [f"{indent}if {n}._dtype is not {first}._dtype: {first}, {n} = _zero_dim_common({first}, {n})"]
 
 
 def _call_args(decl: OpDecl) -> str:

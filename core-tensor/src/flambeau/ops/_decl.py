@@ -50,6 +50,14 @@ class OpDecl:
         number_first: the first tensor parameter also takes a Python number, which then becomes a
             0-d tensor typed as the number's weak type against the second argument, as in
             ``torch.pow(2, t)`` or ``torch.sub(1, t)`` (the functional form only).
+        zero_dim_common: a 0-d tensor operand meeting a tensor with dims, of a dtype category
+            (bool < integer < floating < complex) no higher than that tensor's, is cast to the
+            tensor's dtype before the kernel runs. PyTorch computes in that common dtype
+            (``uint8_t == tensor(257)`` compares with 1, ``uint8_t // tensor(257)`` divides by 1);
+            numpy would compute in the 0-d operand's wider dtype. Set for the ops where the two
+            differ in more than rounding: comparisons, max/min, logical ops, clamp, floor_divide,
+            remainder, fmod and pow. Not for ``div``: its true division of integers computes in
+            floating point from the uncast values (``uint8_t / tensor(257)`` is 2/257).
         doc: the docstring of the generated function.
     """
 
@@ -65,6 +73,7 @@ class OpDecl:
     output_names: tuple[str, ...] = ()
     random: bool = False
     number_first: bool = False
+    zero_dim_common: bool = False
     doc: str = ""
     provider: str = field(default="", compare=False)  # filled in by the loader: the distribution
 

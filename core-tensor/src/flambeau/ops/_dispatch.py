@@ -382,6 +382,21 @@ def number_first(op: OpDecl, fn: Callable[..., Any], first: Any, second: Any, *r
     raise type_error(op, op.param_names[0], first)
 
 
+def zero_dim_common(first: Any, second: Any) -> tuple[Any, Any]:
+    """``(first, second)`` with a 0-d one cast to the other's dtype when the other has dims and its
+    dtype category (bool < integer < floating < complex) is no lower, as PyTorch casts operands to
+    their common dtype: ``uint8_t == tensor(257)`` compares with ``257 -> 1``. Both 0-d, both with
+    dims, or a 0-d operand of a higher category (``int_t * tensor(0.5)``): unchanged."""
+    first_0d, second_0d = first.dim() == 0, second.dim() == 0
+    if first_0d == second_0d:
+        return first, second
+    small, big = (first, second) if first_0d else (second, first)
+    if small._dtype._category > big._dtype._category:
+        return first, second
+    small = small.to(big._dtype)
+    return (small, second) if first_0d else (first, small)
+
+
 def no_tensor_error(op: OpDecl) -> Exception:
     """No tensor among the arguments. For an op whose tensors all come in lists (``cat``, ``stack``),
     that means every list was empty (a non-tensor element is refused earlier): the op's own check

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+import numpy as np
+
 from .. import _promote as P
 from .._case import Arg, Sample
 
@@ -73,6 +75,43 @@ def binary(
         return out
 
     return samples
+
+
+#: Integer dtypes narrower than int64 and their widths: PyTorch casts a 0-d int64 operand of
+#: 2**bits + 3 to 3 in them.
+_NARROW_INTS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32}
+_NUMPY_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def with_wide_zero_dim(samples: Callable[[str], list[Sample]], negative: bool = True,
+                       zero: bool = True) -> Callable[[str], list[Sample]]:
+    """``samples`` plus, for an integer dtype narrower than int64, a tensor of it against 0-d int64
+    operands outside its range, which PyTorch first casts to the tensor's dtype for the ops
+    declared ``zero_dim_common``: 2**bits + 3 (cast to 3), -1 when ``negative`` and 2**bits (cast
+    to 0) when ``zero`` (not for divisors)."""
+    def more(dtype: str) -> list[Sample]:
+        out = list(samples(dtype))
+        bits = _NARROW_INTS.get(dtype)
+        if bits:
+            for wide in ((1 << bits) + 3,) + ((-1,) if negative else ()) + ((1 << bits,) if zero else ()):
+                out.append(Sample((Arg((4,), dtype, values=[1, 2, 3, 5]), Arg((), "int64", values=wide)), {}))
+        return out
+    return more
+
+
+def zero_dim_common(ref: Callable[..., Any]) -> Callable[..., Any]:
+    """``ref`` applied to the operands PyTorch computes with: a 0-d array of a dtype category no
+    higher than the arrays with dims is first cast to their dtype (``uint8_t == tensor(257)``
+    compares with 1; numpy alone would compare with 257)."""
+    def reference(*args: Any, **kwargs: Any) -> Any:
+        dims = [a for a in args if isinstance(a, np.ndarray) and a.ndim]
+        if dims:
+            target = np.result_type(*dims)
+            rank = _NUMPY_CATEGORY.get(target.kind, 2)
+            args = tuple(a.astype(target) if isinstance(a, np.ndarray) and a.ndim == 0
+                         and _NUMPY_CATEGORY.get(a.dtype.kind, 2) <= rank else a for a in args)
+        return ref(*args, **kwargs)
+    return reference
 
 
 def operands(sample: Sample) -> list[Any]:

@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import _promote as P
 from .._case import Arg, ErrorCase, OpCase, Sample
-from ._common import UNARY_SHAPES, binary, const, excluding, floated, promoted, real_of_first, same, unary
+from ._common import (UNARY_SHAPES, binary, const, excluding, floated, promoted, real_of_first, same, unary,
+                      with_wide_zero_dim, zero_dim_common)
 
 NONBOOL = excluding(P.ALL, "bool")
 REAL_NONBOOL = excluding(P.REAL, "bool")
@@ -430,21 +431,26 @@ def cases() -> list[OpCase]:
         OpCase(
             "floor_divide",
             REAL_NONBOOL,
-            binary(other=int_nonzero),
-            lambda x, y: np.floor(np.true_divide(x, y)),
+            with_wide_zero_dim(binary(other=int_nonzero), zero=False),
+            zero_dim_common(lambda x, y: np.floor(np.true_divide(x, y))),
             promoted,
             errors=_no_bool_or_complex_errors("div_floor"),
         ),
-        OpCase("remainder", REAL_NONBOOL, binary(other=int_nonzero), np.remainder, promoted,
+        OpCase("remainder", REAL_NONBOOL, with_wide_zero_dim(binary(other=int_nonzero), zero=False), zero_dim_common(np.remainder),
+               promoted,
                errors=_no_bool_or_complex_errors("remainder")),
-        OpCase("fmod", REAL_NONBOOL, binary(other=int_nonzero), np.fmod, promoted,
+        OpCase("fmod", REAL_NONBOOL, with_wide_zero_dim(binary(other=int_nonzero), zero=False), zero_dim_common(np.fmod), promoted,
                errors=_no_bool_or_complex_errors("fmod")),
-        OpCase("pow", P.ALL, _pow_samples, _pow_ref, promoted, errors=_pow_errors),
+        OpCase("pow", P.ALL, with_wide_zero_dim(_pow_samples, negative=False), zero_dim_common(_pow_ref), promoted,
+               errors=_pow_errors),
         OpCase("atan2", P.REAL, binary(scalars=()), np.arctan2, floated),
-        OpCase("maximum", P.REAL, _with_nan(binary(scalars=())), np.maximum, promoted, errors=_minmax_errors),
-        OpCase("minimum", P.REAL, _with_nan(binary(scalars=())), np.minimum, promoted, errors=_minmax_errors),
+        OpCase("maximum", P.REAL, with_wide_zero_dim(_with_nan(binary(scalars=()))), zero_dim_common(np.maximum),
+               promoted, errors=_minmax_errors),
+        OpCase("minimum", P.REAL, with_wide_zero_dim(_with_nan(binary(scalars=()))), zero_dim_common(np.minimum),
+               promoted, errors=_minmax_errors),
         OpCase("where", P.ALL, _where_samples, np.where, _where_dtype, errors=_where_errors),
-        OpCase("clamp", REAL_NONBOOL, _clamp_samples, _clamp_ref, _clamp_dtype, errors=_clamp_errors),
+        OpCase("clamp", REAL_NONBOOL, with_wide_zero_dim(_clamp_samples), zero_dim_common(_clamp_ref), _clamp_dtype,
+               errors=_clamp_errors),
         OpCase("lerp", INEXACT, _lerp_samples, lambda x, e, w: x + w * (e - x), same, errors=_lerp_errors),
         OpCase("neg", NONBOOL, unary(), np.negative, same, errors=_neg_errors),
         OpCase("abs", NONBOOL, unary(), np.abs, real_of_first),
@@ -469,11 +475,14 @@ def cases() -> list[OpCase]:
     ]
     c += _float_unary_cases()
     for name, ref in (("eq", np.equal), ("ne", np.not_equal)):
-        c.append(OpCase(name, P.ALL, binary(mixed=P.ALL), ref, const("bool"), errors=_errors_broadcast(name)))
+        c.append(OpCase(name, P.ALL, with_wide_zero_dim(binary(mixed=P.ALL)), zero_dim_common(ref), const("bool"),
+                        errors=_errors_broadcast(name)))
     for name, ref in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal)):
-        c.append(OpCase(name, P.REAL, binary(mixed=P.REAL, low=-2, high=2), ref, const("bool"), errors=_ordered_errors))
+        c.append(OpCase(name, P.REAL, with_wide_zero_dim(binary(mixed=P.REAL, low=-2, high=2)), zero_dim_common(ref),
+                        const("bool"), errors=_ordered_errors))
     for name, ref in (("logical_and", np.logical_and), ("logical_or", np.logical_or), ("logical_xor", np.logical_xor)):
-        c.append(OpCase(name, P.ALL, binary(mixed=("bool", "float32"), low=-1, high=1), ref, const("bool")))
+        c.append(OpCase(name, P.ALL, with_wide_zero_dim(binary(mixed=("bool", "float32"), low=-1, high=1)),
+                        zero_dim_common(ref), const("bool")))
     for name, ref in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or), ("bitwise_xor", np.bitwise_xor)):
         c.append(OpCase(name, P.INTEGRAL, binary(mixed=("bool", "int32")), ref, promoted, errors=_bitwise_errors(name)))
     for name, ref in (("bitwise_left_shift", np.left_shift), ("bitwise_right_shift", np.right_shift)):

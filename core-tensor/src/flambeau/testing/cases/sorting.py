@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _promote as P
 from .._case import Arg, ErrorCase, OpCase, Sample
-from ._common import UNARY_SHAPES, binary, const, excluding, promoted, same
+from ._common import UNARY_SHAPES, binary, const, excluding, promoted, same, with_wide_zero_dim, zero_dim_common
 
 _SPECIALS = [[1.0, math.inf, -math.inf, math.nan], [0.0, -0.0, 2.5, -math.inf]]
 
@@ -264,10 +264,10 @@ def cases() -> list[OpCase]:
                                          "isposinf does not support complex inputs.")]),
         OpCase("isneginf", P.REAL, _with_specials(_unary), _isinf_ref(-1), const("bool")),
         OpCase("isreal", P.ALL, _unary, _isreal_ref, const("bool")),
-        OpCase("fmax", P.REAL, _fminmax_samples, np.fmax, promoted,
+        OpCase("fmax", P.REAL, with_wide_zero_dim(_fminmax_samples), zero_dim_common(np.fmax), promoted,
                errors=lambda: [ErrorCase((Arg((2,), "complex64"), Arg((2,), "complex64")), RuntimeError,
                                          "fmax not implemented for complex tensors.")]),
-        OpCase("fmin", P.REAL, _fminmax_samples, np.fmin, promoted),
+        OpCase("fmin", P.REAL, with_wide_zero_dim(_fminmax_samples), zero_dim_common(np.fmin), promoted),
         OpCase("sort", P.REAL, _sort_samples, _sort_ref, lambda s: (same(s), "int64"), errors=_sort_errors),
         OpCase("argsort", P.REAL, _sort_samples, _argsort_ref, const("int64"), errors=_sort_errors),
         OpCase("msort", P.REAL, _unary, _msort_ref, same),
