@@ -400,8 +400,11 @@ def _minmax_errors():
     yield from _errors_broadcast("maximum")()
 
 
+#: floor_divide/remainder/fmod: nonzero divisors, and 0-d ones that wrap to a nonzero value.
+_divisor_samples = with_wide_zero_dim(binary(other={"nonzero": True}), zero=False)
+
+
 def cases() -> list[OpCase]:
-    int_nonzero = {"nonzero": True}
     c = [
         OpCase(
             "add",
@@ -431,15 +434,14 @@ def cases() -> list[OpCase]:
         OpCase(
             "floor_divide",
             REAL_NONBOOL,
-            with_wide_zero_dim(binary(other=int_nonzero), zero=False),
+            _divisor_samples,
             zero_dim_common(lambda x, y: np.floor(np.true_divide(x, y))),
             promoted,
             errors=_no_bool_or_complex_errors("div_floor"),
         ),
-        OpCase("remainder", REAL_NONBOOL, with_wide_zero_dim(binary(other=int_nonzero), zero=False), zero_dim_common(np.remainder),
-               promoted,
+        OpCase("remainder", REAL_NONBOOL, _divisor_samples, zero_dim_common(np.remainder), promoted,
                errors=_no_bool_or_complex_errors("remainder")),
-        OpCase("fmod", REAL_NONBOOL, with_wide_zero_dim(binary(other=int_nonzero), zero=False), zero_dim_common(np.fmod), promoted,
+        OpCase("fmod", REAL_NONBOOL, _divisor_samples, zero_dim_common(np.fmod), promoted,
                errors=_no_bool_or_complex_errors("fmod")),
         OpCase("pow", P.ALL, with_wide_zero_dim(_pow_samples, negative=False), zero_dim_common(_pow_ref), promoted,
                errors=_pow_errors),
