@@ -98,7 +98,7 @@ def test_detach_shares_data_and_version():
     assert not d.requires_grad and d.grad_fn is None and d.is_leaf
     d[0] = 5.0
     assert y[0].item() == 5.0
-    assert y._version[0] == d._version[0] == 1
+    assert y._version_counter[0] == d._version_counter[0] == 1
 
 
 def test_detach_():

@@ -28,9 +28,9 @@ def test_addmm_inplace_reads_input_before_writing_and_bumps_version():
     x = fb.tensor(arr((3, 4)))
     a, b = fb.tensor(arr((3, 5), seed=1)), fb.tensor(arr((5, 4), seed=2))
     expected = 0.5 * x.numpy() + 2 * a.numpy() @ b.numpy()
-    v = x._version[0]
+    v = x._version_counter[0]
     r = x.addmm_(a, b, beta=0.5, alpha=2)
-    assert r is x and x._version[0] == v + 1
+    assert r is x and x._version_counter[0] == v + 1
     assert np.allclose(x.numpy(), expected)
 
 

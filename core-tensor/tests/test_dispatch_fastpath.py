@@ -93,17 +93,17 @@ def test_out_argument_leaves_the_inline_path():
 def test_results_are_fresh_leaf_tensors():
     a = fb.ones(2)
     r = a + a
-    assert r._base is None and not r.requires_grad and r.grad_fn is None and r._version == [0]
+    assert r._base is None and not r.requires_grad and r.grad_fn is None and r._version_counter == [0]
     assert r._data is not a._data
 
 
 def test_inplace_fast_path_bumps_the_version_and_records(engine):
     a, b = fb.ones(3), fb.full((3,), 2.0)
     view = a[1:]
-    before = a._version[0]
+    before = a._version_counter[0]
     r = a.add_(b)
     assert r is a and a.tolist() == [3.0, 3.0, 3.0] and view.tolist() == [3.0, 3.0]
-    assert a._version[0] == before + 1 and view._version[0] == before + 1
+    assert a._version_counter[0] == before + 1 and view._version_counter[0] == before + 1
     assert engine.calls == []
     b._requires_grad = True
     a.mul_(b)
@@ -144,7 +144,7 @@ def test_inlined_wrap_sets_every_slot_as_wrap_does():
     fast = a + a
     reference = wrap(np.zeros(2, np.float32), fb.float32, a.device)
     for slot in Tensor.__slots__:
-        if slot in ("__weakref__", "_data", "_version"):
+        if slot in ("__weakref__", "_data", "_version_counter"):
             continue
         assert getattr(fast, slot) == getattr(reference, slot), slot
-    assert fast._version == [0] and fast._version is not a._version
+    assert fast._version_counter == [0] and fast._version_counter is not a._version_counter

@@ -189,12 +189,12 @@ def test_large_index_add_and_select_along_each_dim():
 def test_bad_index_raises_before_writing(call, exc, message):
     x = fb.arange(12.0).view(3, 4)
     o = fb.full((3, 4), -1.0)
-    version = x._version[0]
+    version = x._version_counter[0]
     with pytest.raises(exc, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
         call(x, o)
     np.testing.assert_array_equal(x.numpy(), np.arange(12.0).reshape(3, 4))
     np.testing.assert_array_equal(o.numpy(), np.full((3, 4), -1.0))
-    assert x._version[0] == version
+    assert x._version_counter[0] == version
 
 
 def test_inplace_forms_bump_the_version_and_return_self():
@@ -205,9 +205,9 @@ def test_inplace_forms_bump_the_version_and_return_self():
                        ("index_copy_", (0, fb.tensor([1]), fb.ones(1, 4))),
                        ("index_fill_", (0, fb.tensor([1]), 2.0)), ("masked_fill_", (x > 0, 3.0)),
                        ("masked_scatter_", (x > 0, fb.ones(12)))]:
-        before = x._version[0]
+        before = x._version_counter[0]
         assert getattr(x, name)(*args) is x
-        assert x._version[0] == before + 1
+        assert x._version_counter[0] == before + 1
 
 
 def test_scatter_in_place_with_src_aliasing_self():

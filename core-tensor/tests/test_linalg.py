@@ -179,8 +179,8 @@ def test_aliases_and_methods(rng):
 def test_out_and_version_counter(rng):
     A = rand(rng, 3, 3) + 3 * fb.eye(3, dtype=fb.float64)
     out = fb.empty(3, 3, dtype=fb.float64)
-    version = out._version[0]
-    assert LA.inv(A, out=out) is out and out._version[0] > version
+    version = out._version_counter[0]
+    assert LA.inv(A, out=out) is out and out._version_counter[0] > version
     close(out.numpy(), np.linalg.inv(A.numpy()))
     sign, logabs = fb.empty((), dtype=fb.float64), fb.empty((), dtype=fb.float64)
     r = LA.slogdet(A, out=(sign, logabs))

@@ -61,7 +61,7 @@ def test_inplace_keeps_identity_and_bumps_version():
     a //= 2
     a %= 5
     a **= 2
-    assert id(a) == ident and a.tolist() == [1, 9] and a._version[0] == 6
+    assert id(a) == ident and a.tolist() == [1, 9] and a._version_counter[0] == 6
     f = fb.tensor([1., 2.])
     ident = id(f)
     f += 1
@@ -93,7 +93,7 @@ def test_inplace_error_leaves_tensor_unchanged():
     a = fb.tensor([1, 2])
     with pytest.raises(RuntimeError):
         a += 1.5
-    assert a.tolist() == [1, 2] and a._version[0] == 0
+    assert a.tolist() == [1, 2] and a._version_counter[0] == 0
 
 
 def test_comparisons():
@@ -194,7 +194,7 @@ def test_alpha_and_methods():
     check(a.add(1, alpha=2), [3., 4.], fb.float32)
     check(a.sub(1, alpha=2), [-1., 0.], fb.float32)
     check(fb.add(a, a, alpha=0.5), [1.5, 3.], fb.float32)
-    assert a.add_(1) is a and a._version[0] == 1
+    assert a.add_(1) is a and a._version_counter[0] == 1
     x = fb.tensor([1, 0, 2])
     check(x.eq(0), [False, True, False], fb.bool)
     check(x.gt(fb.tensor([0, 0, 1])), [True, False, True], fb.bool)

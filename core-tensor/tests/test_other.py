@@ -173,9 +173,9 @@ def test_vander():
 
 def test_renorm_inplace_and_method():
     x = fb.tensor([[3.0, 4.0], [0.3, 0.4]])
-    v = x._version[0]
+    v = x._version_counter[0]
     r = x.renorm_(2, 0, 1.0)
-    assert r is x and x._version[0] == v + 1
+    assert r is x and x._version_counter[0] == v + 1
     assert np.allclose(x.numpy(), [[0.6, 0.8], [0.3, 0.4]], atol=1e-6)
     assert np.allclose(fb.tensor([[3.0, 4.0]]).renorm(1, 0, 3.5).numpy(), [[1.5, 2.0]], atol=1e-6)
 

@@ -205,13 +205,13 @@ def test_int_inputs_promote_to_float():
 
 def test_inplace_and_out_bump_the_version():
     x = fb.tensor([0.2, 0.4])
-    v = x._version[0]
+    v = x._version_counter[0]
     x.lgamma_()
-    assert x._version[0] > v
+    assert x._version_counter[0] > v
     out = fb.empty(2)
-    v = out._version[0]
+    v = out._version_counter[0]
     assert fb.hypot(fb.tensor([3.0, 5.0]), fb.tensor([4.0, 12.0]), out=out) is out
-    assert out._version[0] > v and arr(out).tolist() == [5.0, 13.0]
+    assert out._version_counter[0] > v and arr(out).tolist() == [5.0, 13.0]
 
 
 def test_in_place_cannot_change_dtype():

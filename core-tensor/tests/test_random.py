@@ -306,9 +306,9 @@ def test_in_place_sampler_errors_leave_input_untouched():
 
 def test_in_place_samplers_bump_version_and_keep_identity():
     x = fb.zeros(3, 4)
-    version = x._version[0]
+    version = x._version_counter[0]
     assert x.normal_() is x
-    assert x._version[0] == version + 1
+    assert x._version_counter[0] == version + 1
     t = fb.zeros(4, 3).t()  # a non-contiguous view: written through
     t.uniform_(5, 6)
     assert t._base is not None and host(t._base).min() >= 5

@@ -144,9 +144,9 @@ def test_cumsum_int64_wraps_and_in_place():
     big = np.array([[2**62, 2**62, 2**62]], dtype=np.int64)
     assert fb.cumsum(fb.from_numpy(big), 1).numpy()[0, 2] == np.cumsum(big, 1)[0, 2]  # wraps like numpy
     x = fb.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-    version = x._version[0]
+    version = x._version_counter[0]
     assert x.cumsum_(1) is x and x.tolist() == [[1.0, 3.0, 6.0], [4.0, 9.0, 15.0]]
-    assert x._version[0] > version
+    assert x._version_counter[0] > version
     y = fb.tensor([[1.0, 2.0], [3.0, 4.0]])
     y.t().cumprod_(1)
     assert y.tolist() == [[1.0, 2.0], [3.0, 8.0]]

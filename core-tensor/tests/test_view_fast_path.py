@@ -38,7 +38,7 @@ def test_view_agrees_with_numpy_reshape(data, shape):
         assert tuple(got.shape) == want.shape
         np.testing.assert_array_equal(got.numpy(), want)
         assert got._base is t  # a view sharing t's storage and version counter
-        assert got._version is t._version
+        assert got._version_counter is t._version_counter
 
 
 def test_non_contiguous_inputs_take_the_full_checks():

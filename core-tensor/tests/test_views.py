@@ -16,7 +16,7 @@ import flambeau as fb
 
 def shares(view, base):
     """Whether a write through ``view`` shows in ``base`` (and the version counter is shared)."""
-    return view._version is base._version
+    return view._version_counter is base._version_counter
 
 
 def test_view_shapes_and_sharing():
@@ -235,18 +235,18 @@ def test_version_counter_is_shared_by_views():
     x = fb.zeros(3)
     v = x[1:]
     v.add_(1)
-    assert x._version == v._version == [1]
+    assert x._version_counter == v._version_counter == [1]
     assert x.tolist() == [0., 1., 1.]
     w = x.view(3)
     x.add_(1)
-    assert w._version[0] == 2
-    assert fb.zeros(2)._version[0] == 0
+    assert w._version_counter[0] == 2
+    assert fb.zeros(2)._version_counter[0] == 0
     m = fb.zeros(2, 2)
     m.T.mul_(2)
-    assert m._version[0] == 1
+    assert m._version_counter[0] == 1
     n = fb.zeros(4)
     n[1:3] = 1
-    assert n._version[0] == 1
+    assert n._version_counter[0] == 1
 
 
 def test_flatten_unbind_and_aliases():
@@ -318,4 +318,15 @@ def test_reshape_of_permuted_matches_numpy(shape, data):
     result = permuted.reshape(first, -1)
     np.testing.assert_array_equal(result.numpy(), base.transpose(order).reshape(first, -1))
     if result.data_ptr() == permuted.data_ptr() and numel > 1:  # a view: writes reach the base
-        assert result._version is permuted._version
+        assert result._version_counter is permuted._version_counter
+
+
+def test_version_is_an_int_as_in_pytorch():
+    base = fb.zeros(4)
+    view = base[1:]
+    assert base._version == 0 and isinstance(base._version, int)
+    view.add_(1)
+    assert base._version == view._version == 1
+    base.mul_(2)
+    assert view._version == 2
+    assert (base + 1)._version == 0

@@ -121,6 +121,6 @@ def test_fused_true_requires_a_kernel():
 def test_kernels_bump_version_counters():
     p = fb.tensor([1.0, 2.0])
     p.grad = fb.tensor([1.0, 1.0])
-    before = p._version[0]
+    before = p._version_counter[0]
     optim.Adam([p]).step()
-    assert p._version[0] > before
+    assert p._version_counter[0] > before

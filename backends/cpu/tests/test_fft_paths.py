@@ -85,9 +85,9 @@ def test_one_long_line(fft_path):
 def test_out_argument_is_written_in_place(fft_path):
     x = _complex((2, 8), seed=6)
     out = fb.empty((2, 8), dtype=fb.complex128)
-    version = out._version[0]
+    version = out._version_counter[0]
     result = fb.fft.fft(fb.from_numpy(x), out=out)
-    assert result is out and out._version[0] > version
+    assert result is out and out._version_counter[0] > version
     _close(out.numpy(), np.fft.fft(x), np.complex128)
 
 

@@ -68,10 +68,10 @@ def test_tril_triu_large_and_in_place(diagonal):
     np.testing.assert_array_equal(fb.triu(_t(a).transpose(1, 2), diagonal).numpy(),
                                   np.triu(a.transpose(0, 2, 1), diagonal))
     t = _t(a.copy())
-    version = t._version[0]
+    version = t._version_counter[0]
     t.tril_(diagonal)
     np.testing.assert_array_equal(t.numpy(), np.tril(a, diagonal))
-    assert t._version[0] == version + 1
+    assert t._version_counter[0] == version + 1
 
 
 def test_repeat_large():

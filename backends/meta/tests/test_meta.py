@@ -138,7 +138,7 @@ def test_repr():
 
 def test_in_place_and_out_keep_metadata():
     x = fb.empty(3, device="meta")
-    version = x._version[0]
-    assert x.add_(1) is x and x._version[0] == version + 1
+    version = x._version_counter[0]
+    assert x.add_(1) is x and x._version_counter[0] == version + 1
     out = fb.empty(3, device="meta")
     assert fb.mul(x, 2, out=out) is out

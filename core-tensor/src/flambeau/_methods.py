@@ -111,7 +111,7 @@ def _view_dtype(self: Tensor, dtype: _dtypes.dtype) -> Tensor:
                 if st % ratio:
                     raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} {what}, but got {st}")
     out = wrap(self._data.view(dtype.numpy_dtype), dtype, self._device)
-    out._version, out._base = self._version, self._base if self._base is not None else self
+    out._version_counter, out._base = self._version_counter, self._base if self._base is not None else self
     return out
 
 

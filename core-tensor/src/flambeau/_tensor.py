@@ -27,7 +27,7 @@ class Tensor:
     creation functions rather than with this class.
     """
 
-    __slots__ = ("_data", "_dtype", "_device", "_version", "_base", "_requires_grad", "_grad", "grad_fn",
+    __slots__ = ("_data", "_dtype", "_device", "_version_counter", "_base", "_requires_grad", "_grad", "grad_fn",
                  "_autograd", "__weakref__")
 
     # `Tensor(...)` as a constructor is PyTorch's legacy API; keep it working for lists and sizes.
@@ -160,8 +160,10 @@ class Tensor:
         return self.mT.conj() if self._dtype.is_complex else self.mT
 
     @property
-    def _version_count(self) -> int:
-        return self._version[0]
+    def _version(self) -> int:
+        """How many times this tensor's data (shared with its views) has been written in place,
+        an int as in PyTorch; the counter itself is a one-element list its views share."""
+        return self._version_counter[0]
 
     # -- autograd fields (core-autograd fills in the behaviour) ---------------------
     @property
@@ -208,7 +210,7 @@ class Tensor:
     def detach(self) -> "Tensor":
         """A new tensor sharing this one's data, outside the autograd graph."""
         out = wrap(self._data, self._dtype, self._device)
-        out._version = self._version
+        out._version_counter = self._version_counter
         out._base = self._base
         return out
 
@@ -224,7 +226,7 @@ class Tensor:
         # Like PyTorch's `.data`: shares storage but not the version counter, so that changes made
         # through it are invisible to autograd's saved-tensor checks.
         out = self.detach()
-        out._version = [0]
+        out._version_counter = [0]
         return out
 
     @data.setter
@@ -462,7 +464,7 @@ def wrap(native: Any, dtype: _dtypes.dtype, device: _device) -> Tensor:
     t._data = native
     t._dtype = dtype
     t._device = device
-    t._version = [0]
+    t._version_counter = [0]
     t._base = None
     t._requires_grad = False
     t._grad = None

@@ -447,7 +447,7 @@ class Recorder:
                 m = r._autograd
                 if m is None:
                     m = r._autograd = TensorMeta()
-                m.view_version = r._version[0]
+                m.view_version = r._version_counter[0]
                 if own is not None:
                     m.diff_base = own
 
@@ -511,7 +511,7 @@ def view_of_base(base: Tensor, view: Tensor) -> None:
     if m is None:
         m = view._autograd = TensorMeta()
     m.output_nr = 0
-    m.view_version = view._version[0]
+    m.view_version = view._version_counter[0]
 
 
 def _any_requires_grad(args: tuple) -> bool:

@@ -78,7 +78,7 @@ def output_nr(t: Tensor) -> int:
 def alias(t: Tensor) -> Tensor:
     """A tensor sharing ``t``'s data and version counter, outside the graph."""
     a = wrap(t._data, t._dtype, t._device)
-    a._version = t._version
+    a._version_counter = t._version_counter
     a._base = t._base
     return a
 
@@ -93,7 +93,7 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "is_output", "output_nr")
 
     def __init__(self, t: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
-        self.version = t._version[0]
+        self.version = t._version_counter[0]
         self.is_output = is_output
         self.output_nr = output_nr
         # An output is saved as an alias without grad_fn: saving the output itself would make a
@@ -104,13 +104,13 @@ class SavedTensor:
         t = self.tensor
         if t is None:
             raise RuntimeError(FREED_MESSAGE)
-        if t._version[0] != self.version:
+        if t._version_counter[0] != self.version:
             fn = owner if self.is_output else t.grad_fn  # PyTorch names the tensor's current node
             which = f", which is output {self.output_nr if self.is_output else output_nr(t)} of {fn.name()}," \
                 if fn is not None else ""
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
-                f"{type_string(t)}{which} is at version {t._version[0]}; expected version {self.version} instead. "
+                f"{type_string(t)}{which} is at version {t._version}; expected version {self.version} instead. "
                 "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
                 "flambeau.autograd.set_detect_anomaly(True)."
             )
@@ -285,10 +285,10 @@ def refresh_view(t: Tensor) -> None:
     """Give a view whose storage was written in place since its ``grad_fn`` was set (through its
     base or another view) the history "a strided view of the base as it is now"."""
     m = t._autograd
-    if m is None or m.view_version is None or m.view_version == t._version[0]:
+    if m is None or m.view_version is None or m.view_version == t._version_counter[0]:
         return
     base = diff_base(t)
-    m.view_version = t._version[0]
+    m.view_version = t._version_counter[0]
     if base is not None and base._requires_grad:
         from ._graph import view_of_base
 

@@ -174,7 +174,7 @@ def _wrap_lines(indent: str) -> list[str]:
     """``_r = wrap(_o, _dt, _dev)`` written out: a Python call is a tenth of a 1-element op."""
     return [
         f"{indent}_r = _new(_T)",
-        f"{indent}_r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._version = [0]; _r._base = None",
+        f"{indent}_r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._version_counter = [0]; _r._base = None",
         f"{indent}_r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None",
     ]
 
@@ -245,7 +245,7 @@ def _view_lines(decl: OpDecl, args_tuple: str, natives_tuple: str) -> list[str]:
         f"    _meta({args_tuple[1:-2]})",
         f"    _n = _k({natives_tuple[1:-2]})",
         "    _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)",
-        f"    _r._version = {base}._version",
+        f"    _r._version_counter = {base}._version_counter",
         f"    _r._base = {base} if {base}._base is None else {base}._base",
         f"    if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'view', None)",
         "    return _r",

@@ -108,7 +108,7 @@ def run_view(op: OpDecl, dev: Any, args: tuple, natives: tuple, rg: bool) -> Any
     native = kernel(*natives)
     base = args[0]
     result = wrap(native, _dtypes._FROM_NUMPY.get(native.dtype) or _dtypes.from_numpy_dtype(native.dtype), dev)
-    result._version = base._version
+    result._version_counter = base._version_counter
     result._base = base if base._base is None else base._base
     if rg:
         _engine.record(op, args, (result,), "view", None)
@@ -216,7 +216,7 @@ def _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace):
             mode = "inplace" if inplace else "out"
             pre = _engine.before_write(op, args, (out,), mode) if (rg or out._requires_grad) and _engine else None
             kernel(*natives, out=native)
-            out._version[0] += 1
+            out._version_counter[0] += 1
             if _engine is not None and (rg or pre is not None):
                 _engine.record(op, args, (out,), mode, pre)
             return out
@@ -233,7 +233,7 @@ def _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace):
     pre = _engine.before_write(op, args, outs, mode) if (rg or any(o.requires_grad for o in outs)) and _engine else None
     kernel(*natives, out=outs[0]._data if len(outs) == 1 else tuple(o._data for o in outs))
     for o in outs:
-        o._version[0] += 1
+        o._version_counter[0] += 1
     if _engine is not None and (rg or pre is not None):
         _engine.record(op, args, outs, mode, pre)
     return outs[0] if len(outs) == 1 else _named(op, outs)

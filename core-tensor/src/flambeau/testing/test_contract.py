@@ -113,10 +113,10 @@ def test_views_share_storage(flambeau_backend, flambeau_device, flambeau_compute
     views = [base.t(), base[1:, ::2], base.view(12), base.unsqueeze(0), base.select(1, 2), base.narrow(0, 1, 1),
              base.expand(2, 3, 4), base.as_strided((2, 2), (1, 4), 1), base.unfold(1, 2, 2)]
     for v in views:
-        assert v._version is base._version, "a view must share its base's version counter"
-    before = base._version[0]
+        assert v._version_counter is base._version_counter, "a view must share its base's version counter"
+    before = base._version_counter[0]
     base.add_(1)
-    assert base._version[0] == before + 1
+    assert base._version_counter[0] == before + 1
     if flambeau_computes_data:
         for v in views:
             assert np.all(v.cpu().numpy() == 1), f"a view of shape {tuple(v.shape)} does not see a write to its base"

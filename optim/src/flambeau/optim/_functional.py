@@ -58,7 +58,7 @@ def run_update(name: str, params: list[Tensor], foreach: bool | None, fused: boo
     fn(*args)
     # A kernel writes through natives; bump the version counters as an in-place op would.
     for p in params:
-        p._version[0] += 1
+        p._version_counter[0] += 1
 
 
 # -- small composites shared by the algorithms ---------------------------------------------
