@@ -138,8 +138,79 @@ inline void run_span(char* o, const char* s, const char* i, index_t r, index_t o
   }
 }
 
+// All K steps of one position, k innermost: used when the indexed dim is the one laid out
+// contiguously (gather or scatter along the last dim), where walking positions innermost would
+// jump a whole row per element.
+template <class T, class I, int M>
+inline void run_steps(char* o, const char* s, const char* i, index_t steps, index_t out_d, index_t src_d,
+                      index_t idx_d, T alpha) {
+  constexpr index_t tsz = sizeof(T), isz = sizeof(I);
+  const index_t stream_d = M == kGather ? out_d : src_d, random_d = M == kGather ? src_d : out_d;
+  if (idx_d == isz && stream_d == tsz && random_d % tsz == 0) {
+    T* po = reinterpret_cast<T*>(o);
+    const T* ps = reinterpret_cast<const T*>(s);
+    const I* pi = reinterpret_cast<const I*>(i);
+    const index_t rd = random_d / tsz;
+    for (index_t k = 0; k < steps; ++k) {
+      const index_t v = static_cast<index_t>(pi[k]) * rd;
+      if constexpr (M == kGather) {
+        po[k] = ps[v];
+      } else if constexpr (M == kAdd) {
+        po[v] += alpha * ps[k];
+      } else {
+        po[v] = ps[k];
+      }
+    }
+    return;
+  }
+  for (index_t k = 0; k < steps; ++k) {
+    const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(i + k * idx_d));
+    if constexpr (M == kGather) {
+      *reinterpret_cast<T*>(o + k * out_d) = *reinterpret_cast<const T*>(s + v * src_d);
+    } else {
+      T* dst = reinterpret_cast<T*>(o + v * out_d);
+      const T value = *reinterpret_cast<const T*>(s + k * src_d);
+      if constexpr (M == kAdd) {
+        *dst += alpha * value;
+      } else {
+        *dst = value;
+      }
+    }
+  }
+}
+
+inline index_t magnitude(index_t x) { return x < 0 ? -x : x; }
+
+// Whether to run steps innermost (run_steps): a per-element index whose steps, and the streamed
+// operand's (out for gathers, src for writes), lie closer together than neighbouring positions.
+template <int M>
+bool steps_innermost(const Plan& p) {
+  if (p.vector || p.nd == 0 || p.positions < 2) return false;
+  const int last = p.nd - 1;
+  const index_t stream_d = M == kGather ? p.out_d : p.src_d;
+  const index_t stream_pos = M == kGather ? p.out_st[last] : p.src_st[last];
+  return magnitude(stream_d) < magnitude(stream_pos) && magnitude(p.idx_d) < magnitude(p.idx_st[last]);
+}
+
 template <class T, class I, int M>
 void run(const Plan& p, char* out, const char* src, const char* idx, T alpha) {
+  if (steps_innermost<M>(p)) {
+    // Threads split the positions (each position's steps stay on one thread, so repeated indices of
+    // scatter_add add up in order).
+    auto positions = [&](index_t b0, index_t b1) {
+      index_t oo[kBlock], so[kBlock], io[kBlock];
+      for (index_t begin = b0; begin < b1; begin += kBlock) {
+        const index_t n = std::min(kBlock, b1 - begin);
+        offsets(p, begin, n, oo, so, io);
+        for (index_t j = 0; j < n; ++j) {
+          run_steps<T, I, M>(out + oo[j], src + so[j], idx + io[j], p.steps, p.out_d, p.src_d, p.idx_d, alpha);
+        }
+      }
+    };
+    parallel_chunks(p.positions, std::max<index_t>(1, kParallelChunk / std::max<index_t>(p.steps, 1)), positions,
+                    p.positions * p.steps);
+    return;
+  }
   // Positions go in runs along the innermost position dim (the plan's last), each run one tight loop.
   const index_t inner = p.nd ? p.size[p.nd - 1] : 1;
   const index_t ios = p.nd ? p.out_st[p.nd - 1] : 0, iss = p.nd ? p.src_st[p.nd - 1] : 0,
@@ -195,14 +266,28 @@ void run(const Plan& p, char* out, const char* src, const char* idx, T alpha) {
   for (index_t t = 0; t < tasks; ++t) task(t);
 }
 
-// Whether every entry of one run of `n` indices (stride `step` bytes) lies in [0, limit). Branch-free
-// over the run so that the common all-good case vectorises.
+// Whether all of n contiguous indices lie in [0, limit): one unsigned compare each (a negative index
+// becomes huge), branch-free and compiled per ISA, so that the check runs at memory speed (a plain
+// x86-64 build has no 64-bit vector compare; the scalar loop cost more than the gather itself).
+FLAMBEAU_CLONES bool all_below(const std::int64_t* q, index_t n, index_t limit) {
+  const std::uint64_t bound = static_cast<std::uint64_t>(limit);
+  bool ok = true;
+  for (index_t j = 0; j < n; ++j) ok &= static_cast<std::uint64_t>(q[j]) < bound;
+  return ok;
+}
+FLAMBEAU_CLONES bool all_below(const std::int32_t* q, index_t n, index_t limit) {
+  const std::uint64_t bound = static_cast<std::uint64_t>(limit);
+  bool ok = true;
+  for (index_t j = 0; j < n; ++j) ok &= static_cast<std::uint64_t>(static_cast<std::int64_t>(q[j])) < bound;
+  return ok;
+}
+
+// Whether every entry of one run of `n` indices (stride `step` bytes) lies in [0, limit).
 template <class I>
 bool run_ok(const char* p, index_t n, index_t step, index_t limit) {
   bool ok = true;
   if (step == static_cast<index_t>(sizeof(I))) {
-    const I* q = reinterpret_cast<const I*>(p);
-    for (index_t j = 0; j < n; ++j) ok &= static_cast<index_t>(q[j]) >= 0 && static_cast<index_t>(q[j]) < limit;
+    ok = all_below(reinterpret_cast<const I*>(p), n, limit);
   } else {
     for (index_t j = 0; j < n; ++j) {
       const index_t v = static_cast<index_t>(*reinterpret_cast<const I*>(p + j * step));
