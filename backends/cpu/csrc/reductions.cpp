@@ -242,7 +242,23 @@ template <class T, class Op>
 FLAMBEAU_CLONES void accumulate_block(const T* x, index_t ks, const Dims& red, index_t begin, index_t end,
                       typename Op::acc_t* acc, index_t len) {
   index_t xo = 0, oo = 0;
-  for (index_t r = begin; r < end; ++r) {
+  index_t r = begin;
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<typename Op::acc_t, double>) {
+    // float32 sums: four rows added in float first (two roundings, within the reductions' error
+    // bound), so that each double accumulator takes one conversion and one add per four values.
+    if (ks == 1) {
+      for (; r + 4 <= end; r += 4) {
+        const T* q[4];
+        for (int t = 0; t < 4; ++t) {
+          red.offsets(r + t, red.n, xo, oo);
+          q[t] = x + xo;
+        }
+#pragma omp simd
+        for (index_t j = 0; j < len; ++j) acc[j] += static_cast<double>((q[0][j] + q[1][j]) + (q[2][j] + q[3][j]));
+      }
+    }
+  }
+  for (; r < end; ++r) {
     red.offsets(r, red.n, xo, oo);
     const T* p = x + xo;
     if (ks == 1) {
