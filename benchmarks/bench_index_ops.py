@@ -1,5 +1,6 @@
 """Index ops: ``gather`` and ``scatter_add`` along dim 0 of a 2-d float32 tensor, and
-``index_select`` of rows, at 100 and 1M elements, flambeau vs numpy vs PyTorch.
+``index_select`` of rows, at 100 and 1M elements, flambeau vs numpy vs PyTorch; at 1M also
+``gather`` and ``scatter_add`` along dim 1 (the contiguous one).
 
 numpy's spellings: ``take_along_axis``, ``copy`` + ``add.at``, ``take(axis=0)``.
 Run: ``python benchmarks/bench_index_ops.py [--quick] [--threads N]`` (with PyTorch: from ``.venv-bench``;
@@ -29,12 +30,12 @@ def _index(lib: Library, values: np.ndarray):
     return values
 
 
-def _workloads(libs: list[Library], op: str, n: int) -> dict:
+def _workloads(libs: list[Library], op: str, n: int, dim: int = 0) -> dict:
     rows, cols = SHAPES[n]
     rng = np.random.default_rng(0)
-    idx2d = rng.integers(0, rows, size=(rows, cols))
+    idx2d = rng.integers(0, (rows, cols)[dim], size=(rows, cols))
     idx1d = rng.integers(0, rows, size=rows)
-    col_key = np.arange(cols)[None, :]
+    key = (idx2d, np.arange(cols)[None, :]) if dim == 0 else (np.arange(rows)[:, None], idx2d)
     workloads = {}
     for lib in libs:
         m = lib.module
@@ -42,16 +43,17 @@ def _workloads(libs: list[Library], op: str, n: int) -> dict:
         i2, i1 = _index(lib, idx2d), _index(lib, idx1d)
         numpy = lib.name == "numpy"
         if op == "gather":
-            f = (lambda x=x, i=i2: np.take_along_axis(x, i, 0)) if numpy else (lambda x=x, i=i2, g=m.gather: g(x, 0, i))
+            f = (lambda x=x, i=i2: np.take_along_axis(x, i, dim)) if numpy else \
+                (lambda x=x, i=i2, g=m.gather: g(x, dim, i))
         elif op == "scatter_add":
             if numpy:
-                def f(x=x, i=i2, s=src):
+                def f(x=x, s=src):
                     y = x.copy()
-                    np.add.at(y, (i, col_key), s)
+                    np.add.at(y, key, s)
                     return y
             else:
                 def f(x=x, i=i2, s=src, g=m.scatter_add):
-                    return g(x, 0, i, s)
+                    return g(x, dim, i, s)
         else:
             f = (lambda x=x, i=i1: np.take(x, i, axis=0)) if numpy else \
                 (lambda x=x, i=i1, g=m.index_select: g(x, 0, i))
@@ -70,6 +72,10 @@ def run(libs: list[Library], quick: bool = False) -> list[Row]:
                                   higher_is_better=True)
             else:
                 rows += rows_from(f"{op} {n} f32", results, "us", lambda t: t * 1e6, higher_is_better=False)
+    for op in ("gather", "scatter_add"):
+        results = interleave(_workloads(libs, op, 1_000_000, dim=1), rounds=3 if quick else 7,
+                             block_seconds=0.1 if quick else 0.25)
+        rows += rows_from(f"{op} dim 1 1M f32", results, "Melem/s", lambda t: 1e6 / t / 1e6, higher_is_better=True)
     return rows
 
 
