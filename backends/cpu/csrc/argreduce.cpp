@@ -61,8 +61,7 @@ void run_arg(const py::array& x, py::array* values, py::array& indices, int dim,
   const index_t ks = blocked ? xs[nk - 1] : 0;
   const int nthreads = threads_for(M * R);
   py::gil_scoped_release nogil;
-  const index_t per = std::max<index_t>(1, kParallelChunk / std::max<index_t>(R * kArgBlock, 1));  // tasks per chunk
-#pragma omp parallel for schedule(dynamic, per) num_threads(nthreads) if (nthreads > 1)
+#pragma omp parallel for schedule(static) num_threads(nthreads) if (nthreads > 1)
   for (index_t t = 0; t < rows * blocks; ++t) {
     const index_t row = t / blocks, j0 = (t % blocks) * kArgBlock, len = std::min(kArgBlock, k - j0);
     index_t xo = 0, vo = 0, io = 0, rem = row;

@@ -70,7 +70,7 @@ void scan_rows(const T* x, T* y, index_t rows, index_t n) {
     for (index_t r = 0; r < rows; ++r) scan_row<Op, T, A>(x + r * n, y + r * n, n);
     return;
   }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+#pragma omp parallel for schedule(static) num_threads(nthreads)
   for (index_t c = 0; c < nchunks; ++c) {
     const index_t end = std::min(rows, (c + 1) * per_chunk);
     for (index_t r = c * per_chunk; r < end; ++r) scan_row<Op, T, A>(x + r * n, y + r * n, n);

@@ -262,7 +262,7 @@ void run(const Plan& p, char* out, const char* src, const char* idx, T alpha) {
     for (index_t t = 0; t < tasks; ++t) task(t);
     return;
   }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+#pragma omp parallel for schedule(static) num_threads(nthreads)
   for (index_t t = 0; t < tasks; ++t) task(t);
 }
 
@@ -334,7 +334,7 @@ index_t first_bad(const py::array& index, index_t limit, bool& found) {
   if (nthreads <= 1) {
     for (index_t b = 0; b < blocks; ++b) block(b);
   } else {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+#pragma omp parallel for schedule(static) num_threads(nthreads)
     for (index_t b = 0; b < blocks; ++b) block(b);
   }
   const index_t at = first.load();

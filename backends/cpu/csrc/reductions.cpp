@@ -209,8 +209,7 @@ void reduce_inner(const T* x, T* out, const Dims& kept, const Dims& red, index_t
   using acc_t = typename Op::acc_t;
   const int nthreads = threads_for(M * N);
   if (nthreads <= 1 || M >= 4 * nthreads) {
-    const index_t per = std::max<index_t>(1, kParallelChunk / std::max<index_t>(N, 1));  // outputs per chunk
-#pragma omp parallel for schedule(dynamic, per) num_threads(nthreads) if (nthreads > 1)
+#pragma omp parallel for schedule(static) num_threads(nthreads) if (nthreads > 1)
     for (index_t m = 0; m < M; ++m) {
       index_t xo, oo;
       kept.offsets(m, kept.n, xo, oo);
@@ -218,14 +217,15 @@ void reduce_inner(const T* x, T* out, const Dims& kept, const Dims& red, index_t
     }
     return;
   }
-  // Few outputs: split each one's reduced elements into chunks, reduced by whichever thread is free
-  // and combined in chunk order (so the result does not depend on which thread took which chunk).
+  // Few outputs: split each one's reduced elements into chunks, a contiguous run of them per thread
+  // (static, as everywhere: see parallel_chunks), combined in chunk order (so the result does not
+  // depend on the thread count).
   const index_t nchunks = (N + kParallelChunk - 1) / kParallelChunk;
   std::vector<acc_t> partial(nchunks);
   for (index_t m = 0; m < M; ++m) {
     index_t xo, oo;
     kept.offsets(m, kept.n, xo, oo);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+#pragma omp parallel for schedule(static) num_threads(nthreads)
     for (index_t c = 0; c < nchunks; ++c) {
       partial[c] = reduce_span<T, Op>(x + xo, red, c * kParallelChunk, std::min(N, (c + 1) * kParallelChunk));
     }
@@ -279,8 +279,7 @@ void reduce_outer(const T* x, T* out, const Dims& kept, const Dims& red, index_t
   const index_t tasks = rows * blocks;
   const int nthreads = threads_for(M * N);
   if (nthreads <= 1 || tasks >= 4 * nthreads) {
-    const index_t per = std::max<index_t>(1, kParallelChunk / std::max<index_t>(N * kBlock, 1));  // tasks per chunk
-#pragma omp parallel for schedule(dynamic, per) num_threads(nthreads) if (nthreads > 1)
+#pragma omp parallel for schedule(static) num_threads(nthreads) if (nthreads > 1)
     for (index_t t = 0; t < tasks; ++t) {
       const index_t row = t / blocks, j0 = (t % blocks) * kBlock;
       const index_t len = std::min(kBlock, k - j0);

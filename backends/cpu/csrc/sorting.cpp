@@ -125,7 +125,7 @@ void sort_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index
       ix[i] = order[i];
     }
   };
-  // Chunks of whole rows, about kParallelChunk elements each, handed to threads as they come free.
+  // Chunks of whole rows, about kParallelChunk elements each, a contiguous run of them per thread.
   const index_t per_chunk = std::max<index_t>(1, kParallelChunk / n);
   parallel_chunks(
       rows, per_chunk,
@@ -193,13 +193,12 @@ void topk_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index
   const bool by_heap = k <= 64 || k * 16 <= n;
   const int threads = threads_for(rows * n);
   if (by_heap && rows < threads && n >= 16 * kParallelChunk) {
-    // Few long rows: each stretch of a row keeps its own k best, and the heaps are merged. Stretches
-    // are handed out as threads come free, so a thread that is preempted holds the others up little.
+    // Few long rows: each stretch of a row keeps its own k best, and the heaps are merged.
     for (index_t r = 0; r < rows; ++r) {
       const T* row = x + r * n;
       const index_t pieces = n / kParallelChunk;
       std::vector<std::vector<Entry<K>>> partial(pieces);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads)
       for (index_t p = 0; p < pieces; ++p) {
         index_t begin, end;
         split_range(n, static_cast<int>(p), static_cast<int>(pieces), begin, end);
