@@ -17,6 +17,7 @@
 #include <atomic>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 namespace flambeau {
 namespace {
@@ -138,6 +139,15 @@ inline void run_span(char* o, const char* s, const char* i, index_t r, index_t o
   }
 }
 
+// out[k] = src[idx[k]] over one contiguous row, compiled per ISA (AVX2 and AVX-512 have vector
+// gathers); the indices were checked beforehand.
+FLAMBEAU_CLONES void gather_row(std::uint32_t* o, const std::uint32_t* s, const std::int64_t* idx, index_t n) {
+  for (index_t k = 0; k < n; ++k) o[k] = s[idx[k]];
+}
+FLAMBEAU_CLONES void gather_row(std::uint64_t* o, const std::uint64_t* s, const std::int64_t* idx, index_t n) {
+  for (index_t k = 0; k < n; ++k) o[k] = s[idx[k]];
+}
+
 // All K steps of one position, k innermost: used when the indexed dim is the one laid out
 // contiguously (gather or scatter along the last dim), where walking positions innermost would
 // jump a whole row per element.
@@ -151,6 +161,13 @@ inline void run_steps(char* o, const char* s, const char* i, index_t steps, inde
     const T* ps = reinterpret_cast<const T*>(s);
     const I* pi = reinterpret_cast<const I*>(i);
     const index_t rd = random_d / tsz;
+    if constexpr (M == kGather && std::is_same_v<I, std::int64_t> &&
+                  (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>)) {
+      if (rd == 1) {
+        gather_row(po, ps, pi, steps);
+        return;
+      }
+    }
     for (index_t k = 0; k < steps; ++k) {
       const index_t v = static_cast<index_t>(pi[k]) * rd;
       if constexpr (M == kGather) {
