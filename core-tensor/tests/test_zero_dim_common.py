@@ -45,6 +45,16 @@ def test_divisions_with_rounding_and_powers_use_the_wrapped_value():
     assert (two ** fb.tensor(257)).tolist() == [2]  # the exponent is 1
     # true division of integers computes in floating point from the values as given: 2 / 257
     assert (two / fb.tensor(257)).tolist() == pytest.approx([2 / 257])
+    # ... but a rounding division casts first, in every form
+    for mode in ("floor", "trunc"):
+        assert fb.div(two, fb.tensor(257), rounding_mode=mode).tolist() == [2]
+        out = fb.empty(1, dtype=fb.uint8)
+        fb.div(two, fb.tensor(257), rounding_mode=mode, out=out)
+        assert out.tolist() == [2]
+        inplace = _u8(2)
+        inplace.div_(fb.tensor(257), rounding_mode=mode)
+        assert inplace.tolist() == [2]
+    assert fb.div(two, fb.tensor(258), rounding_mode="floor").tolist() == [1]  # 258 -> 2
 
 
 def test_floats_are_rounded_to_the_tensors_precision_first():

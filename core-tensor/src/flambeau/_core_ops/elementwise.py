@@ -250,6 +250,11 @@ def _lerp_meta(input: Tensor, end: Tensor, weight: Any) -> tuple:
     return broadcast_shapes(shape_of(input), shape_of(end), shape_of(weight)), input._dtype
 
 
+def _rounds(input, other, *, rounding_mode=None) -> bool:
+    """div casts a 0-d operand to the common dtype only when it rounds (see OpDecl.zero_dim_common)."""
+    return rounding_mode is not None
+
+
 def declarations() -> list[OpDecl]:
     decls = [
         OpDecl("add", "(input: Tensor, other: TensorOrScalar, *, alpha=1)", _add_meta, inplace=True,
@@ -261,7 +266,7 @@ def declarations() -> list[OpDecl]:
         OpDecl("mul", BINARY, _binary_meta, inplace=True, number_first=True,
                doc="Multiplies ``input`` by ``other`` elementwise."),
         OpDecl("div", "(input: Tensor, other: TensorOrScalar, *, rounding_mode=None)", _div_meta, inplace=True,
-               number_first=True,
+               number_first=True, zero_dim_common=_rounds,
                doc="Divides ``input`` by ``other`` (true division unless ``rounding_mode`` is 'trunc' or 'floor')."),
         OpDecl("floor_divide", BINARY, _numeric_binary_meta("div_floor"), inplace=True, number_first=True,
                zero_dim_common=True, doc="Division rounded down, elementwise."),

@@ -124,6 +124,7 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         "_type_error": _dispatch.type_error,
         "_number_first": _dispatch.number_first,
         "_zero_dim_common": _dispatch.zero_dim_common,
+        "_zero_dim_when": decl.zero_dim_common,
         "_no_tensor_error": _dispatch.no_tensor_error,
         "_unify": _dispatch.unify_devices,
         "_factory_device": _dispatch.factory_device,
@@ -159,7 +160,9 @@ def _zero_dim_lines(decl: OpDecl, first: str | None, n: str, indent: str) -> lis
     identity test on the common path (same dtypes), the helper only when they differ."""
     if not decl.zero_dim_common or first is None:
         return []
-    return [f"{indent}if {n}._dtype is not {first}._dtype: {first}, {n} = _zero_dim_common({first}, {n})"]
+    args = ", ".join(p.name if p.kind is p.POSITIONAL_OR_KEYWORD else f"{p.name}={p.name}" for p in decl.parameters)
+    when = f" and _zero_dim_when({args})" if callable(decl.zero_dim_common) else ""
+    return [f"{indent}if {n}._dtype is not {first}._dtype{when}: {first}, {n} = _zero_dim_common({first}, {n})"]
 
 
 def _call_args(decl: OpDecl) -> str:

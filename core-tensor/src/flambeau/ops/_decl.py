@@ -56,8 +56,10 @@ class OpDecl:
             (``uint8_t == tensor(257)`` compares with 1, ``uint8_t // tensor(257)`` divides by 1);
             numpy would compute in the 0-d operand's wider dtype. Set for the ops where the two
             differ in more than rounding: comparisons, max/min, logical ops, clamp, floor_divide,
-            remainder, fmod and pow. Not for ``div``: its true division of integers computes in
-            floating point from the uncast values (``uint8_t / tensor(257)`` is 2/257).
+            remainder, fmod and pow. May instead be a predicate over the call's arguments
+            saying when: ``div`` casts only with a ``rounding_mode``, since its true division of
+            integers computes in floating point from the uncast values (``uint8_t / tensor(257)``
+            is 2/257).
         doc: the docstring of the generated function.
     """
 
@@ -73,7 +75,7 @@ class OpDecl:
     output_names: tuple[str, ...] = ()
     random: bool = False
     number_first: bool = False
-    zero_dim_common: bool = False
+    zero_dim_common: bool | Callable[..., bool] = False
     doc: str = ""
     provider: str = field(default="", compare=False)  # filled in by the loader: the distribution
 
