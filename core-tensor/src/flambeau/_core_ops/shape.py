@@ -89,14 +89,17 @@ def _cat_meta(tensors: Sequence[Tensor], dim: int = 0) -> tuple:
         nd = len(shape)
         if nd and -nd <= dim < nd and shape != (0,):
             d = dim % nd
-            head, tail, total = shape[:d], shape[d + 1:], 0
+            total = 0
             for t in tensors:
                 s = t._data.shape
-                if t._dtype is not dtype or len(s) != nd or s[:d] != head or s[d + 1:] != tail or s == (0,):
+                if t._dtype is not dtype:
+                    break
+                # equal shapes (the usual case) need no slicing to compare off the joined dim
+                if s != shape and (len(s) != nd or s[:d] != shape[:d] or s[d + 1:] != shape[d + 1:] or s == (0,)):
                     break
                 total += s[d]
             else:
-                return head + (total,) + tail, dtype
+                return shape[:d] + (total,) + shape[d + 1:], dtype
     shape, _ = cat_shape(tensors, dim)
     return shape, _dtypes.result_type_of([t._dtype for t in tensors], [], [])
 
