@@ -105,10 +105,11 @@ void parallel_team(int nthreads, Fn&& fn) {
 
 // Runs fn(begin, end) over [0, n): in one piece on one thread when small, else split into one
 // contiguous run of whole chunks per thread. The split is static on purpose: the same thread then
-// touches the same memory at every call, so its part stays in the cache near its core. On this
-// kind of host the two vCPUs can sit under different L3 caches for minutes at a time, and a
-// dynamic hand-out (a different thread per chunk at each call) made 1M-element copies run at half
-// speed while PyTorch's static split did not (docs/performance.md, third session).
+// touches the same memory at every call, so its part stays in the cache near its core. On the
+// shared 2-vCPU machine this was measured on, a dynamic hand-out (a different thread per chunk at
+// each call) made 1M-element copies run at half speed for minutes at a time, while PyTorch's static
+// split did not (docs/performance.md, third session); most likely the host had put the two vCPUs
+// under different L3 caches.
 // `work` is the number of elements the whole loop touches when [0, n) counts something larger (rows):
 // the thread count follows the work, not the number of items handed out.
 template <class Fn>

@@ -122,8 +122,8 @@ bool copy_many(const std::vector<py::array>& outs, const std::vector<py::array>&
   // Each thread takes the same share of every pair: for cat, thread t fills the same band of output
   // rows from every input. Handing out the combined range instead gave each thread whole inputs, so
   // both threads wrote every output row and fought over the cache line where the inputs meet
-  // (cat of two 1000 x 500 inputs ran at a third of PyTorch's speed when the vCPUs sat under
-  // different L3 caches).
+  // (cat of two 1000 x 500 inputs ran at a third of PyTorch's speed in the machine's slow mode:
+  // see parallel_chunks).
   const int nthreads = static_cast<int>(std::min<index_t>(threads_for(total), (total + kParallelChunk - 1) / kParallelChunk));
   parallel_team(nthreads, [&](int thread, int team) {
     for (size_t i = 0; i < n; ++i) {
