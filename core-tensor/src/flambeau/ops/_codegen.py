@@ -160,15 +160,15 @@ def _zero_dim_lines(decl: OpDecl, first: str | None, n: str, indent: str) -> lis
     identity test on the common path (same dtypes), the helper only when they differ."""
     if not decl.zero_dim_common or first is None:
         return []
-    args = ", ".join(p.name if p.kind is p.POSITIONAL_OR_KEYWORD else f"{p.name}={p.name}" for p in decl.parameters)
-    when = f" and _zero_dim_when({args})" if callable(decl.zero_dim_common) else ""
+    when = f" and _zero_dim_when({_call_args(decl, with_out=False)})" if callable(decl.zero_dim_common) else ""
     return [f"{indent}if {n}._dtype is not {first}._dtype{when}: {first}, {n} = _zero_dim_common({first}, {n})"]
 
 
-def _call_args(decl: OpDecl) -> str:
-    """The generated function's own arguments, written as a call passes them on (``a, b, alpha=alpha``)."""
+def _call_args(decl: OpDecl, with_out: bool = True) -> str:
+    """The generated function's own arguments, written as a call passes them on (``a, b, alpha=alpha``);
+    ``out=out`` too when the op has it and ``with_out`` (an in-place form has no ``out``)."""
     parts = [p.name if p.kind is p.POSITIONAL_OR_KEYWORD else f"{p.name}={p.name}" for p in decl.parameters]
-    if decl.returns_out:
+    if decl.returns_out and with_out:
         parts.append("out=out")
     return ", ".join(parts)
 
