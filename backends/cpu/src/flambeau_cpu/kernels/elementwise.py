@@ -136,13 +136,26 @@ def clamp(input, min, max, out):
 
 
 def _clamp(input, min, max, out):
-    if min is None:
-        np.minimum(input, max, out=out, casting="unsafe")
-    elif max is None:
-        np.maximum(input, min, out=out, casting="unsafe")
-    else:
-        # PyTorch: min(max(x, lo), hi), so hi wins when lo > hi.
-        np.minimum(np.maximum(input, min), max, out=out, casting="unsafe")
+    if isinstance(min, np.ndarray) or isinstance(max, np.ndarray):
+        if min is None:
+            np.minimum(input, max, out=out, casting="unsafe")
+        elif max is None:
+            np.maximum(input, min, out=out, casting="unsafe")
+        else:
+            # PyTorch: min(max(x, lo), hi), so hi wins when lo > hi.
+            np.minimum(np.maximum(input, min), max, out=out, casting="unsafe")
+        return
+    # Number bounds: np.clip with both bounds has a vectorised loop; with one bound, as
+    # np.maximum/np.minimum against a number, numpy loops ~3.5x slower (1M float32: 84 against
+    # 286 us). A missing bound becomes the dtype's extreme, which clamps nothing. np.clip is
+    # min(max(x, lo), hi) too (hi wins when lo > hi; NaN stays NaN).
+    if out.dtype.kind not in "iu":  # floats (bfloat16's kind is 'V')
+        min = -math.inf if min is None else min
+        max = math.inf if max is None else max
+    else:  # np.clip takes an int outside the dtype without the OverflowError the retry needs
+        min = np.iinfo(out.dtype).min if min is None else fitted(min, out.dtype)
+        max = np.iinfo(out.dtype).max if max is None else fitted(max, out.dtype)
+    np.clip(input, min, max, out=out, casting="unsafe")
 
 
 @quiet
