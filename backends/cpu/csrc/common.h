@@ -145,6 +145,9 @@ constexpr DType dtype_tag<double>() { return DType::f64; }
 // bounds, but np.lib.stride_tricks.as_strided and raw buffers do not, so this is checked, not assumed.
 void check_in_bounds(const py::array& a, const char* name, bool writeable);
 
+// True when `a` is C-contiguous (row-major without gaps).
+inline bool c_contiguous(const py::array& a) { return (a.flags() & py::array::c_style) != 0; }
+
 // True when every element's address is a multiple of the item size (numpy allows unaligned views).
 bool is_aligned(const py::array& a);
 

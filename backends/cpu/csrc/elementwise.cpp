@@ -128,10 +128,6 @@ bool both_contiguous_same_shape(const py::array& a, const py::array& out) {
   return true;
 }
 
-bool c_contiguous(const py::array& a) {
-  return (a.flags() & py::array::c_style) != 0;
-}
-
 // -- drivers ---------------------------------------------------------------------------------------
 
 // out = f(a, b) where b is an array, or a scalar when `b` is null (then `scalar` holds it).

@@ -156,7 +156,6 @@ FLAMBEAU_CLONES void addcdiv_loop(T* o, const T* x, const T* a, const T* b, T v,
   for (index_t i = 0; i < n; ++i) o[i] = x[i] + v * a[i] / b[i];
 }
 
-bool c_contig(const py::array& a) { return (a.flags() & py::array::c_style) != 0; }
 
 bool same_shape(const py::array& a, const py::array& out) {
   if (a.ndim() != out.ndim()) return false;
@@ -172,10 +171,10 @@ bool same_shape(const py::array& a, const py::array& out) {
 DType usable(const py::array* in, int count, const py::array& out) {
   const DType dt = dtype_of(out);
   if (dt != DType::f32 && dt != DType::f64) return DType::other;
-  if (!c_contig(out) || !is_aligned(out)) return DType::other;
+  if (!c_contiguous(out) || !is_aligned(out)) return DType::other;
   for (int i = 0; i < count; ++i) {
     const py::array& a = in[i];
-    if (dtype_of(a) != dt || !c_contig(a) || !same_shape(a, out) || !is_aligned(a)) return DType::other;
+    if (dtype_of(a) != dt || !c_contiguous(a) || !same_shape(a, out) || !is_aligned(a)) return DType::other;
   }
   check_in_bounds(out, "out", true);
   for (int i = 0; i < count; ++i) {

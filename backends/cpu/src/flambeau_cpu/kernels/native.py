@@ -250,6 +250,33 @@ def _extreme(name: str, numpy_kernel: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
+_select_into = _C.select_into
+
+
+def where(condition, input, other, out):
+    """where in C++ (a branch-free select, threaded) for same-shape contiguous arrays or 0-d values
+    of out's dtype: numpy's where branches per element, and a random 1000x1000 mask took it 3.6 ms."""
+    if out.size >= GRAIN and type(condition) is np.ndarray:
+        a, b = _as_operand(input, out.dtype), _as_operand(other, out.dtype)
+        if a is not None and b is not None and _select_into(out, condition, a, b):
+            return
+    _np_ew.where(condition, input, other, out)
+
+
+def _as_operand(x: Any, dt: np.dtype) -> np.ndarray | None:
+    """``x`` as an array of ``dt`` for select_into: an array as it is, a number as a 0-d array when it
+    converts exactly; None otherwise (numpy's where decides those)."""
+    if type(x) is np.ndarray:
+        return x
+    if type(x) in (bool, int, float):
+        try:
+            value = np.array(x, dt)
+        except (OverflowError, ValueError, TypeError):
+            return None
+        return value if value.item() == x else None
+    return None
+
+
 _arg_reduce = _C.arg_reduce
 
 
@@ -300,6 +327,7 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "sum": _reduction("sum", _np_red.KERNELS["sum"]),
     "mean": _reduction("mean", _np_red.KERNELS["mean"]),
     "amax": _extreme("amax", _np_red.KERNELS["amax"]),
+    "where": where,
     "amin": _extreme("amin", _np_red.KERNELS["amin"]),
     "max_dim": _extreme_dim(True, _np_red.KERNELS["max_dim"]),
     "min_dim": _extreme_dim(False, _np_red.KERNELS["min_dim"]),
