@@ -254,8 +254,8 @@ bool select_operand(const py::array& out, const py::array& x, index_t& step) {
 }
 
 // out <- where(cond, a, b) for a bool cond and out, C-contiguous and of one shape, with a and b of
-// out's dtype, each of that shape or 0-d. False, having written nothing, for anything else
-// (broadcasting, strides, casts, overlapping memory): numpy's where is the fallback.
+// out's dtype, each of that shape or 0-d (either may be out itself). False, having written nothing,
+// for anything else (broadcasting, strides, casts, overlapping memory): numpy is the fallback.
 bool select_into(py::array out, const py::array& cond, const py::array& a, const py::array& b) {
   check_in_bounds(out, "out", true);
   check_in_bounds(cond, "condition", false);
@@ -267,7 +267,10 @@ bool select_into(py::array out, const py::array& cond, const py::array& a, const
   index_t a_step = 0, b_step = 0;
   if (!select_operand(out, a, a_step) || !select_operand(out, b, b_step) || !is_aligned(out)) return false;
   if (out.dtype().byteorder() == '>') return false;
-  if (may_overlap(out, cond) || may_overlap(out, a) || may_overlap(out, b)) return false;
+  // An operand may be out itself (masked_fill_ writes in place): each element is read before it is
+  // written, at the same index. Any other overlap is numpy's to handle.
+  auto apart = [&](const py::array& x) { return !may_overlap(out, x) || (x.data() == out.data() && same_elements(x, out)); };
+  if (may_overlap(out, cond) || !apart(a) || !apart(b)) return false;
   const index_t n = out.size();
   if (n == 0) return true;
   char* po = static_cast<char*>(out.mutable_data());

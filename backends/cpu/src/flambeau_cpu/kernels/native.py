@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _C
 from . import elementwise as _np_ew
+from . import index_ops_np as _np_idx
 from . import reductions as _np_red
 from ._int_scalars import fitted, wrapped_operands
 from ._quiet import quiet, run_quiet
@@ -263,6 +264,16 @@ def where(condition, input, other, out):
     _np_ew.where(condition, input, other, out)
 
 
+def masked_fill(input, mask, value, out):
+    """masked_fill as where(mask, value, input) through select_into when mask and input have out's
+    shape (in place too): numpy's masked copy branches per element (1000x1000, random mask: 4 ms)."""
+    if out.size >= GRAIN and type(mask) is np.ndarray and (input is out or input.shape == out.shape):
+        fill = np.asarray(value[()] if isinstance(value, np.ndarray) else value).astype(out.dtype)  # as numpy's
+        if _select_into(out, mask, fill, input):
+            return
+    _np_idx.masked_fill(input, mask, value, out)
+
+
 def _as_operand(x: Any, dt: np.dtype) -> np.ndarray | None:
     """``x`` as an array of ``dt`` for select_into: an array as it is, a number as a 0-d array when it
     converts exactly; None otherwise (numpy's where decides those)."""
@@ -328,6 +339,7 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "mean": _reduction("mean", _np_red.KERNELS["mean"]),
     "amax": _extreme("amax", _np_red.KERNELS["amax"]),
     "where": where,
+    "masked_fill": masked_fill,
     "amin": _extreme("amin", _np_red.KERNELS["amin"]),
     "max_dim": _extreme_dim(True, _np_red.KERNELS["max_dim"]),
     "min_dim": _extreme_dim(False, _np_red.KERNELS["min_dim"]),
