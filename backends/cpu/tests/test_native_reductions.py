@@ -190,3 +190,20 @@ def test_max_min_of_one_row_every_length(n, where, special, dtype, op, seed):
     out = np.empty(3, dtype)
     assert _C.reduce(_C.REDUCE_OPS[op], x, out, [1], False)
     _check(op, x, [1], False, out)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,dim,keepdim", [
+    ((300, 400), None, False), ((300, 400), 1, True), ((300, 400), (0,), False), ((50, 40, 60), (0, 2), True),
+    ((300, 400), (), False),
+])
+def test_vector_norm_through_the_sum_of_squares(dtype, shape, dim, keepdim):
+    import flambeau as fb
+
+    x = np.random.default_rng(5).standard_normal(shape).astype(dtype)
+    x.reshape(-1)[7] = np.inf if dim is None else x.reshape(-1)[7]
+    got = fb.linalg.vector_norm(fb.from_numpy(x), dim=dim, keepdim=keepdim).numpy()
+    axes = None if dim in (None, ()) else dim
+    want = np.sqrt((x.astype(np.float64) ** 2).sum(axis=axes, keepdims=keepdim))
+    assert got.dtype == dtype and got.shape == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=4 * np.finfo(dtype).eps)

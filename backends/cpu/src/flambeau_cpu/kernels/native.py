@@ -19,6 +19,7 @@ import numpy as np
 from .. import _C
 from . import elementwise as _np_ew
 from . import index_ops_np as _np_idx
+from . import linalg_ops as _np_linalg
 from . import reductions as _np_red
 from ._int_scalars import fitted, wrapped_operands
 from ._quiet import quiet, run_quiet
@@ -264,6 +265,19 @@ def where(condition, input, other, out):
     _np_ew.where(condition, input, other, out)
 
 
+def linalg_vector_norm(input, ord, dim, keepdim, dtype, out):
+    """The 2-norm of real float32/float64 as sqrt of the C++ sum of squares (double accumulation,
+    threaded): 1M float32 elements 200 -> ~75 us. Other orders and dtypes: numpy."""
+    if ord == 2 and dtype is None and input.size >= GRAIN and input.ndim and _float(input.dtype) \
+            and out.dtype is input.dtype:
+        axes = _np_linalg._axes(dim, input.ndim)
+        dims = list(range(input.ndim)) if axes is None else list(axes)
+        if _reduce(_RED["sum"], np.multiply(input, input), out, dims, bool(keepdim)):
+            np.sqrt(out, out=out)
+            return
+    _np_linalg.linalg_vector_norm(input, ord, dim, keepdim, dtype, out)
+
+
 def masked_fill(input, mask, value, out):
     """masked_fill as where(mask, value, input) through select_into when mask and input have out's
     shape (in place too): numpy's masked copy branches per element (1000x1000, random mask: 4 ms)."""
@@ -340,6 +354,7 @@ KERNELS: dict[str, Callable[..., Any]] = {
     "amax": _extreme("amax", _np_red.KERNELS["amax"]),
     "where": where,
     "masked_fill": masked_fill,
+    "linalg_vector_norm": linalg_vector_norm,
     "amin": _extreme("amin", _np_red.KERNELS["amin"]),
     "max_dim": _extreme_dim(True, _np_red.KERNELS["max_dim"]),
     "min_dim": _extreme_dim(False, _np_red.KERNELS["min_dim"]),
