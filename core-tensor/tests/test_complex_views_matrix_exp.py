@@ -10,7 +10,8 @@ import pytest
 import scipy.linalg as sla
 
 import flambeau as fb
-from flambeau._core_ops.matrix_exp import _matrix_exp, degree_and_squarings, pade_coefficients
+from flambeau._core_ops.matrix_exp import _matrix_exp
+from flambeau.ops.matrix_exp_plan import degree_and_squarings, pade_coefficients
 
 
 # -- view_as_real / view_as_complex ----------------------------------------------------------

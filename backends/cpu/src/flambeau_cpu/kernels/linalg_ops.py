@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from flambeau._core_ops._linalg_checks import LinAlgError
+from flambeau.linalg import LinAlgError
 
 from ._quiet import quiet_all
 

@@ -1,39 +1,16 @@
 """The matrix exponential in numpy: scaling and squaring with a Padé approximant, batched.
 
 The algorithm is core-tensor's composite's (``flambeau._core_ops.matrix_exp``, whose docstring
-gives the maths; a backend imports no core internals, so the constants are restated here): the
-same steps on numpy arrays, vectorised over the batch (scipy's ``expm`` loops over a batch in
+gives the maths), with its plan from the public ``flambeau.ops.matrix_exp_plan``: the same steps
+on numpy arrays, vectorised over the batch (scipy's ``expm`` loops over a batch in
 Python and special-cases triangular matrices, where PyTorch, and this kernel, do not).
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np
-
-# b_0..b_m of the [m/m] Padé approximant of exp, b_k = (2m - k)! / (k! (m - k)!)
-PADE = {m: tuple(float(math.factorial(2 * m - k) // (math.factorial(k) * math.factorial(m - k)))
-                 for k in range(m + 1)) for m in (3, 5, 7, 9, 13)}
-
-# theta_m: the largest 1-norm that r_m handles to the unit roundoff (Higham 2005, tables 2.1 and 2.3)
-_THETA_DOUBLE = ((3, 1.495585217958292e-2), (5, 2.539398330063230e-1), (7, 9.504178996162932e-1),
-                 (9, 2.097847961257068e0), (13, 5.371920351148152e0))
-_THETA_SINGLE = ((3, 4.258730016922831e-1), (5, 1.880152677804762e0), (7, 3.925724783138660e0))
-
-
-def thetas(double: bool) -> tuple:
-    return _THETA_DOUBLE if double else _THETA_SINGLE
-
-
-def degree_and_squarings(norm: float, double: bool) -> tuple[int, int]:
-    """The smallest Padé degree whose theta covers ``norm``, else the largest with enough squarings."""
-    table = thetas(double)
-    for m, theta in table:
-        if norm <= theta:
-            return m, 0
-    m, theta = table[-1]
-    return m, max(0, math.ceil(math.log2(norm / theta)))
+from flambeau.ops.matrix_exp_plan import PADE, degree_and_squarings, thetas
 
 
 def _pade(X: np.ndarray, m: int) -> np.ndarray:
