@@ -96,9 +96,14 @@ _MKL: Any = False
 _MKL_POINTS = 512
 
 
-def _mkl_for(out: np.ndarray) -> Any:
-    """mkl_fft for a transform filling ``out``, or None (not installed, or too small to gain)."""
-    return _mkl() if out.size >= _MKL_POINTS else None
+def _on_mkl(name: str, x: np.ndarray, sizes: Any, dims: Any, norm: Any, out: np.ndarray) -> bool:
+    """``out = mkl_fft.NAME(x, sizes, dims, norm)`` (sizes and dims: n and dim, or s and dims); False,
+    having done nothing, where mkl_fft is not installed or the transform is too small to gain."""
+    mkl = _mkl() if out.size >= _MKL_POINTS else None
+    if mkl is None:
+        return False
+    getattr(mkl, name)(x, sizes, dims, _norm(norm), out=out)
+    return True
 
 
 def _pocketfft() -> Any:
@@ -126,9 +131,7 @@ def _c2c(name: str) -> Callable[..., Any]:
         if not out.size:
             return
         x = _prepared(input, out)
-        mkl = _mkl_for(out)
-        if mkl is not None:
-            getattr(mkl, name)(x, n, dim, _norm(norm), out=out)
+        if _on_mkl(name, x, n, dim, norm, out):
             return
         binding = _pocketfft()
         if binding is not None and x.shape == out.shape and x.dtype.kind == "c":
@@ -157,10 +160,7 @@ def fft_irfft(input, n, dim, norm, out):
 def _real_transform(name: str, x: np.ndarray, sizes: Any, dims: Any, norm: Any, out: np.ndarray) -> None:
     """out = rfft/irfft/rfftn/irfftn(x) (``sizes`` and ``dims``: n and dim, or s and dims), by MKL
     when it is installed, else by scipy.fft."""
-    mkl = _mkl_for(out)
-    if mkl is not None:
-        getattr(mkl, name)(x, sizes, dims, _norm(norm), out=out)
-    else:
+    if not _on_mkl(name, x, sizes, dims, norm, out):
         np.copyto(out, getattr(sfft, name)(x, sizes, dims, _norm(norm)))
 
 
@@ -171,15 +171,15 @@ def _c2c_n(name: str) -> Callable[..., Any]:
         if not axes:
             np.copyto(out, x, casting="unsafe")
         elif out.size:
-            mkl, binding = _mkl_for(out), _pocketfft()
-            if mkl is not None:
-                getattr(mkl, name)(x, [out.shape[a] for a in axes], axes, _norm(norm), out=out)
-            elif binding is not None and x.shape == out.shape and x.dtype.kind == "c":
+            sizes = [out.shape[a] for a in axes]
+            if _on_mkl(name, x, sizes, axes, norm, out):
+                return
+            binding = _pocketfft()
+            if binding is not None and x.shape == out.shape and x.dtype.kind == "c":
                 forward = name.startswith("fft")
-                threads = _threads(out.size)
-                binding.c2c(x, axes, forward, _INORM[norm, forward], out, threads)
+                binding.c2c(x, axes, forward, _INORM[norm, forward], out, _threads(out.size))
             else:
-                np.copyto(out, getattr(sfft, name)(x, [out.shape[a] for a in axes], axes, _norm(norm)))
+                np.copyto(out, getattr(sfft, name)(x, sizes, axes, _norm(norm)))
     return kernel
 
 
