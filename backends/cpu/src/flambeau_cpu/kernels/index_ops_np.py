@@ -218,11 +218,15 @@ def index_reduce(input, dim, index, source, reduce, include_self, out):
 
 # -- masks ---------------------------------------------------------------------------------------
 
+def fill_value(value: Any, dtype: np.dtype) -> np.ndarray:
+    """masked_fill's value (a number or a 0-d array) as a 0-d array of ``dtype``, cast as numpy casts."""
+    return np.asarray(value[()] if isinstance(value, np.ndarray) else value).astype(dtype)
+
+
 def masked_fill(input, mask, value, out):
-    fill = value[()] if isinstance(value, np.ndarray) else value
     if out is not input:
         np.copyto(out, np.broadcast_to(input, out.shape), casting="unsafe")
-    np.copyto(out, np.asarray(fill).astype(out.dtype), where=_own(np.broadcast_to(mask, out.shape), out))
+    np.copyto(out, fill_value(value, out.dtype), where=_own(np.broadcast_to(mask, out.shape), out))
 
 
 def masked_scatter(input, mask, source, out):

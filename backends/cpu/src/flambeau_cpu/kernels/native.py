@@ -282,8 +282,7 @@ def masked_fill(input, mask, value, out):
     """masked_fill as where(mask, value, input) through select_into when mask and input have out's
     shape (in place too): numpy's masked copy branches per element (1000x1000, random mask: 4 ms)."""
     if out.size >= GRAIN and type(mask) is np.ndarray and (input is out or input.shape == out.shape):
-        fill = np.asarray(value[()] if isinstance(value, np.ndarray) else value).astype(out.dtype)  # as numpy's
-        if _select_into(out, mask, fill, input):
+        if _select_into(out, mask, _np_idx.fill_value(value, out.dtype), input):
             return
     _np_idx.masked_fill(input, mask, value, out)
 
