@@ -77,9 +77,8 @@ def binary(
     return samples
 
 
-#: Integer dtypes narrower than int64 and their widths: PyTorch casts a 0-d int64 operand of
-#: 2**bits + 3 to 3 in them.
-_NARROW_INTS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32}
+#: Integer dtypes narrower than int64: PyTorch casts a 0-d int64 operand of 2**bits + 3 to 3 in them.
+_NARROW_INTS = ("uint8", "int8", "int16", "int32")
 _NUMPY_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
@@ -91,8 +90,8 @@ def with_wide_zero_dim(samples: Callable[[str], list[Sample]], negative: bool = 
     to 0) when ``zero`` (not for divisors)."""
     def more(dtype: str) -> list[Sample]:
         out = list(samples(dtype))
-        bits = _NARROW_INTS.get(dtype)
-        if bits:
+        if dtype in _NARROW_INTS:
+            bits = np.dtype(dtype).itemsize * 8
             for wide in ((1 << bits) + 3,) + ((-1,) if negative else ()) + ((1 << bits,) if zero else ()):
                 out.append(Sample((Arg((4,), dtype, values=[1, 2, 3, 5]), Arg((), "int64", values=wide)), {}))
         return out
