@@ -29,6 +29,9 @@ from ._creation import (  # noqa: E402
     tensor, zeros, zeros_like,
 )
 from .ops import get_default_device, set_default_device  # noqa: E402
+from ._grad_mode import (  # noqa: E402
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
+)
 from . import ops, plugins, return_types  # noqa: E402
 
 float = float32
@@ -44,6 +47,11 @@ cdouble = complex128
 def is_tensor(obj: object) -> bool:
     """Whether ``obj`` is a flambeau Tensor."""
     return isinstance(obj, Tensor)
+
+
+def is_inference(input: Tensor) -> bool:
+    """Whether ``input`` is an inference tensor (made inside :class:`inference_mode`)."""
+    return input.is_inference()
 
 
 def numel(input: Tensor) -> int:

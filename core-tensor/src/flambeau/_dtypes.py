@@ -1,7 +1,6 @@
 """dtypes, their numpy equivalents, and PyTorch's type-promotion rules."""
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
@@ -128,7 +127,10 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
     return _PROMOTE[type1, type2]
 
 
-class _DefaultDtype(threading.local):
+class _DefaultDtype:
+    """The default floating-point dtype: process-wide, as PyTorch's (a thread that sets it changes
+    it for every thread)."""
+
     value = float32
 
 

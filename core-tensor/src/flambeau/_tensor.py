@@ -12,6 +12,8 @@ import numpy as np
 
 from . import _dtypes
 from ._device import device as _device
+from ._grad_mode import INFERENCE_THREADS as _INFERENCE_THREADS
+from ._grad_mode import new_version_counter as _new_version_counter
 from ._size import Size, make_size
 
 _AUTOGRAD_MISSING = (
@@ -163,7 +165,15 @@ class Tensor:
     def _version(self) -> int:
         """How many times this tensor's data (shared with its views) has been written in place,
         an int as in PyTorch; the counter itself is a one-element list its views share."""
+        if len(self._version_counter) != 1:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter[0]
+
+    def is_inference(self) -> bool:
+        """Whether this is an inference tensor: made inside ``flambeau.inference_mode()`` (or a
+        view of one). Inference tensors cannot be saved for backward, nor written in place
+        outside inference mode."""
+        return len(self._version_counter) != 1
 
     # -- autograd fields (core-autograd fills in the behaviour) ---------------------
     @property
@@ -226,7 +236,7 @@ class Tensor:
         # Like PyTorch's `.data`: shares storage but not the version counter, so that changes made
         # through it are invisible to autograd's saved-tensor checks.
         out = self.detach()
-        out._version_counter = [0]
+        out._version_counter = [0] + self._version_counter[1:]  # an inference tensor's .data is one too
         return out
 
     @data.setter
@@ -464,7 +474,7 @@ def wrap(native: Any, dtype: _dtypes.dtype, device: _device) -> Tensor:
     t._data = native
     t._dtype = dtype
     t._device = device
-    t._version_counter = [0]
+    t._version_counter = [0] if not _INFERENCE_THREADS[0] else _new_version_counter()
     t._base = None
     t._requires_grad = False
     t._grad = None

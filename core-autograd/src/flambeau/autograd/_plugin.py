@@ -6,6 +6,7 @@ from typing import Any
 from flambeau.plugins import hookimpl
 
 from ._graph import Recorder
+from .grad_mode import STATE
 
 
 class Engine(Recorder):
@@ -21,6 +22,8 @@ class Engine(Recorder):
             return
         if flag and not (tensor._dtype.is_floating_point or tensor._dtype.is_complex):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if flag and len(tensor._version_counter) != 1 and not STATE.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         tensor._requires_grad = flag
 
     def backward(self, tensor: Any, gradient: Any, retain_graph: Any, create_graph: bool, inputs: Any) -> None:

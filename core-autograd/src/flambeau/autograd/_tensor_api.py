@@ -119,7 +119,8 @@ def detach(self: Tensor) -> Tensor:
 
 
 def install() -> None:
-    """Attach the autograd-only Tensor API and put the grad modes on ``flambeau``."""
+    """Attach the autograd-only Tensor API and put anomaly detection on ``flambeau`` (the grad modes
+    are core-tensor's own)."""
     from . import grad_mode
     from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
@@ -131,9 +132,6 @@ def install() -> None:
     Tensor.output_nr = property(_output_nr)
     Tensor._grad_accumulator = _grad_accumulator
     Tensor.detach = detach
-    for name in ("no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-                 "is_inference_mode_enabled"):
-        setattr(flambeau, name, getattr(grad_mode, name))
     flambeau.set_anomaly_enabled = set_detect_anomaly
     flambeau.is_anomaly_enabled = lambda: grad_mode.ANOMALY[0]
     flambeau.detect_anomaly = detect_anomaly

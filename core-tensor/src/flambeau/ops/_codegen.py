@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
+from .. import _grad_mode
 from . import _codecache, _dispatch
 from ._decl import (COMPUTE, DYNAMIC, FACTORY, OPTIONAL_TENSOR, OPTIONAL_TENSOR_LIST, TENSOR, TENSOR_LIST,
                     VIEW, OpDecl, tensor_kind)
@@ -142,6 +143,8 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         "_into": _dispatch._run_into,
         "_D": _dispatch,
         "_DT": _dispatch._dtypes,
+        "_IT": _grad_mode.INFERENCE_THREADS,
+        "_new_vc": _grad_mode.new_version_counter,
     }
     namespace.update({f"_D_{p.name}": p.default for p in params if p.default is not p.empty})
     source = "\n".join(lines)
@@ -177,7 +180,10 @@ def _wrap_lines(indent: str) -> list[str]:
     """``_r = wrap(_o, _dt, _dev)`` written out: a Python call is a tenth of a 1-element op."""
     return [
         f"{indent}_r = _new(_T)",
-        f"{indent}_r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._version_counter = [0]; _r._base = None",
+        f"{indent}_r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None",
+        # an inference tensor's counter carries a mark; the count of threads in inference mode
+        # keeps the thread-local flag off this path while no thread is in one
+        f"{indent}_r._version_counter = [0] if not _IT[0] else _new_vc()",
         f"{indent}_r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None",
     ]
 

@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 from .. import _dtypes
 from .._device import device as _device_cls
+from .._grad_mode import STATE as _GRAD_STATE
+from .._grad_mode import check_inference_write as _check_inference_write
 from .._tensor import Tensor, wrap
 from ._decl import COMPUTE, FACTORY, VIEW, OpDecl
 from ._registry import OPS, TABLES
@@ -213,6 +215,8 @@ def _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace):
         native = out._data
         if out._device is dev and native.shape == shape and (dt is out._dtype or _dtypes.can_cast(dt, out._dtype)) \
                 and 0 not in native.strides:
+            if len(out._version_counter) != 1:
+                _check_inference_write(out._version_counter)
             mode = "inplace" if inplace else "out"
             pre = _engine.before_write(op, args, (out,), mode) if (rg or out._requires_grad) and _engine else None
             kernel(*natives, out=native)
@@ -220,6 +224,9 @@ def _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace):
             if _engine is not None and (rg or pre is not None):
                 _engine.record(op, args, (out,), mode, pre)
             return out
+    for o in (out if isinstance(out, (tuple, list)) else (out,)):
+        if isinstance(o, Tensor):  # before check_out, which may resize an out= tensor
+            _check_inference_write(o._version_counter)
     outs = check_out(op, spec, out, inplace)
     for o in outs:
         if o._device is not dev:
@@ -281,19 +288,37 @@ def fallback_stats() -> dict[tuple[str, str], int]:
     return dict(_fallback_counts)
 
 
+def _any_requires_grad(args: tuple) -> bool:
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._requires_grad:
+                return True
+        elif isinstance(a, (list, tuple)) and any(isinstance(t, Tensor) and t._requires_grad for t in a):
+            return True
+    return False
+
+
 def _without_kernel(op: OpDecl, dev: Any, args: tuple, out: Any, inplace: bool) -> Any:
     if op.composite is not None:
         # the argument checks come first, as before a kernel: a composite built from other ops
         # would otherwise fail inside them with their messages (or not at all)
         if op.meta is not None:
             op.meta(*args)
-        result = op.composite(*args)
+        if inplace and _engine is not None and _GRAD_STATE.enabled and _any_requires_grad(args):
+            # The composite's graph may save its input, which the copy_ below overwrites (a
+            # version error at backward): it computes from a copy of the old value instead, as a
+            # kernel's in-place form saves the old value (the copy's history leads to the input's).
+            target = args[0]
+            result = op.composite(target.clone(), *args[1:])
+        else:
+            target = args[0] if inplace else None
+            result = op.composite(*args)
         if not inplace and out is None:
             return result
         from ._registry import FUNCTIONS
 
         if inplace:
-            return FUNCTIONS["copy_"](args[0], result)
+            return FUNCTIONS["copy_"](target, result)
         if out is not None:
             return FUNCTIONS["copy_"](out, result) if isinstance(out, Tensor) else tuple(
                 FUNCTIONS["copy_"](o, r) for o, r in zip(out, result))
