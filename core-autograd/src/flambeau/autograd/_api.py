@@ -6,7 +6,7 @@ from typing import Any
 from flambeau._tensor import Tensor
 
 from ._engine import execute, make_root_grads, root_edge
-from ._node import accumulator, edge
+from ._node import accumulate_retained, accumulator, edge
 
 _TensorOrTensors = Any
 
@@ -71,7 +71,7 @@ def backward(tensors: _TensorOrTensors, grad_tensors: _TensorOrTensors = None, r
     got = execute(edges, grads, retain_graph, create_graph, capture=capture, accumulate_into=leaves)
     for t, g in zip(non_leaves, got):
         if g is not None:
-            t._grad = g if t._grad is None else t._grad + g
+            accumulate_retained(t, g)
 
 
 def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs: _TensorOrTensors = None,

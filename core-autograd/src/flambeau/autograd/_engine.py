@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from flambeau._tensor import Tensor
 
-from ._node import AccumulateGrad, Node, edge
+from ._node import AccumulateGrad, Node, accumulate_retained, edge
 from .grad_mode import ANOMALY, STATE
 
 
@@ -171,8 +171,7 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
             if type(target) is AccumulateGrad:
                 target.accumulate(g, create_graph)
             else:
-                old = target._grad
-                target._grad = g if old is None else old + g
+                accumulate_retained(target, g)
     finally:
         STATE.enabled = prev
     if capture is None:
@@ -204,9 +203,7 @@ def _run(node: Node, buf: list | None, keep_graph: bool, create_graph: bool, cap
         for nr, hooks in th.items():
             if nr < len(buf) and buf[nr] is not None:
                 for hook in list(hooks.values()):
-                    r = hook(buf[nr])
-                    if r is not None:
-                        buf[nr] = r
+                    buf[nr] = call_tensor_hook(hook, buf[nr])
     if node._retained:
         for nr, ref in node._retained.items():
             t = ref()
@@ -218,9 +215,7 @@ def _run(node: Node, buf: list | None, keep_graph: bool, create_graph: bool, cap
         meta = var._autograd if var is not None else None
         if g is not None and meta is not None and meta.hooks:
             for hook in list(meta.hooks.values()):
-                r = hook(g)
-                if r is not None:
-                    g = r
+                g = call_tensor_hook(hook, g)
         if node in cap_nodes:
             for _nr, k in cap_nodes[node]:
                 captured[k] = g
@@ -259,6 +254,30 @@ def _run(node: Node, buf: list | None, keep_graph: bool, create_graph: bool, cap
             if r is not None:
                 outs = list(r)
     return outs
+
+
+def call_tensor_hook(hook: Any, grad: Tensor) -> Tensor:
+    """Run a tensor hook (``register_hook``) on ``grad``: its result, checked as PyTorch checks it
+    (same dtype, device and shape), replaces ``grad``; ``None`` keeps it."""
+    r = hook(grad)
+    if r is None:
+        return grad
+    if not isinstance(r, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    name = _hook_name(hook)
+    if r._dtype is not grad._dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad.type()} got {r.type()})")
+    if r._device != grad._device:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad._device.type.upper()} tensor "
+                           f"got {r._device.type.upper()} tensor)")
+    if r._data.shape != grad._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return r
+
+
+def _hook_name(hook: Any) -> str:
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else type(hook).__name__
 
 
 def _plain(g: Tensor) -> Tensor:

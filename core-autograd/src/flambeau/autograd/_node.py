@@ -7,6 +7,7 @@ their ``AccumulateGrad`` node, which the leaf holds weakly so that a freed graph
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 from typing import Any, Callable
 
@@ -23,6 +24,12 @@ FREED_MESSAGE = (
     "if you need to access saved tensors after calling backward."
 )
 
+
+INFERENCE_SAVE_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it "
+    "in autograd, or use `flambeau.no_grad()` instead of `flambeau.inference_mode()`."
+)
 
 STORAGE_BASE: Any = object()  # TensorMeta.diff_base when the differentiable base is ``_base`` itself
 
@@ -93,7 +100,10 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "is_output", "output_nr")
 
     def __init__(self, t: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
-        self.version = t._version_counter[0]
+        counter = t._version_counter
+        if len(counter) != 1:  # an inference tensor tracks no versions: the check below could not work
+            raise RuntimeError(INFERENCE_SAVE_MESSAGE)
+        self.version = counter[0]
         self.is_output = is_output
         self.output_nr = output_nr
         # An output is saved as an alias without grad_fn: saving the output itself would make a
@@ -242,20 +252,41 @@ class AccumulateGrad(Node):
         if var is None:  # the leaf is gone: nobody can read its gradient
             return
         meta = var._autograd
-        old = var._grad
-        if old is None:
-            if create_graph:
-                new = grad if grad._base is None and grad._requires_grad else grad.clone()
+        # Several threads may run backward into this leaf at once: the read-modify-write of .grad
+        # (the in-place add runs with the GIL released) must not interleave with another's.
+        with grad_lock(var):
+            old = var._grad
+            if old is None:
+                if create_graph:
+                    new = grad if grad._base is None and grad._requires_grad else grad.clone()
+                else:
+                    new = _detached_copy(grad)
+                var._grad = new
+            elif create_graph or old._requires_grad:
+                var._grad = old + grad
             else:
-                new = _detached_copy(grad)
-            var._grad = new
-        elif create_graph or old._requires_grad:
-            var._grad = old + grad
-        else:
-            old.add_(grad)
+                old.add_(grad)
         if meta is not None and meta.post_hooks:
             for hook in list(meta.post_hooks.values()):
                 hook(var)
+
+
+# Striped locks for accumulating into ``.grad``: one per tensor would need a lock made race-free
+# itself (the first accumulation is the one that creates ``.grad``); 64 stripes keyed by the
+# tensor's identity serialise only the rare threads that hit the same stripe.
+_GRAD_LOCKS = tuple(threading.Lock() for _ in range(64))
+
+
+def grad_lock(t: Tensor) -> threading.Lock:
+    """The lock that guards accumulation into ``t.grad``."""
+    return _GRAD_LOCKS[(id(t) >> 4) & 63]
+
+
+def accumulate_retained(t: Tensor, g: Tensor) -> None:
+    """Add ``g`` into the ``.grad`` of the non-leaf ``t`` that retains its gradient."""
+    with grad_lock(t):
+        old = t._grad
+        t._grad = g if old is None else old + g
 
 
 def _detached_copy(g: Tensor) -> Tensor:

@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 from ..formula import Formula
-from ._helpers import zeros
+from ._helpers import zeros, zeros_like
 
 
+# ``copy_`` and ``fill_`` overwrite every element: the old value's gradient is zero, not absent
+# (PyTorch's ``self: zeros_like(grad)``), so that the history behind it still runs backward (the
+# leaves get zeros, and a saved tensor modified since is caught there).
 def _copy(ctx, g):
-    return None, (g if ctx.needs(1) else None)
+    return (zeros_like(g) if ctx.needs(0) else None), (g if ctx.needs(1) else None)
 
 
 def _fill(ctx, g):
-    return None, (g.sum() if ctx.needs(1) else None)
+    return (zeros_like(g) if ctx.needs(0) else None), (g.sum() if ctx.needs(1) else None)
 
 
 def _index(ctx, g):
