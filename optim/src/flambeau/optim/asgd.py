@@ -78,6 +78,8 @@ class ASGD(Optimizer):
         >>> optimizer = flambeau.optim.ASGD(model.parameters(), lr=0.01, t0=100)
     """
 
+    _scalar_state = frozenset({"step", "eta", "mu"})
+
     def __init__(self, params: Any, lr: float | Tensor = 1e-2, lambd: float = 1e-4, alpha: float = 0.75,
                  t0: float = 1e6, weight_decay: float = 0, foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:

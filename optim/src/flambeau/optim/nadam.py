@@ -92,6 +92,8 @@ class NAdam(Optimizer):
         >>> optimizer = flambeau.optim.NAdam(model.parameters(), momentum_decay=4e-3)
     """
 
+    _scalar_state = frozenset({"step", "mu_product"})
+
     def __init__(self, params: Any, lr: float | Tensor = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None, maximize: bool = False,

@@ -65,14 +65,11 @@ def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
 
 
 def _no_grad() -> Any:
-    # flambeau.no_grad comes with flambeau-core-autograd; without it there is no graph to avoid.
-    ctx = getattr(flambeau, "no_grad", None)
-    return ctx() if ctx is not None else contextlib.nullcontext()
+    return flambeau.no_grad()  # the grad modes are core-tensor's: there whether autograd is or not
 
 
 def _enable_grad() -> Any:
-    ctx = getattr(flambeau, "enable_grad", None)
-    return ctx() if ctx is not None else contextlib.nullcontext()
+    return flambeau.enable_grad()
 
 
 def _update_context(optimizer: "Optimizer") -> Any:
@@ -370,19 +367,24 @@ class Optimizer:
                 state_dict = result
         return state_dict
 
-    @staticmethod
-    def _cast_state(param: Tensor, value: Any, key: Any = None) -> Any:
+    #: State entries that are scalars of their own dtype (float32, whatever the parameter's), kept
+    #: as saved by ``load_state_dict``: cast to a float64 parameter's dtype, the next update would
+    #: round them differently from the run that saved them, and a resumed run would drift from an
+    #: uninterrupted one. PyTorch keeps only ``step``; subclasses add theirs (ASGD's ``eta``...).
+    _scalar_state: frozenset[str] = frozenset({"step"})
+
+    def _cast_state(self, param: Tensor, value: Any, key: Any = None) -> Any:
         """A loaded state value, moved to the parameter's device (and dtype, for float state)."""
         if isinstance(value, Tensor):
-            if key == "step":
-                return value  # steps stay float32 scalars whatever the parameter's dtype
+            if key in self._scalar_state:
+                return value  # scalar state keeps its dtype whatever the parameter's
             if param.is_floating_point() and value.is_floating_point():
                 return value.to(dtype=param.dtype, device=param.device)
             return value.to(device=param.device)
         if isinstance(value, dict):
-            return {k: Optimizer._cast_state(param, v, k) for k, v in value.items()}
+            return {k: self._cast_state(param, v, k) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return type(value)(Optimizer._cast_state(param, v, key) for v in value)
+            return type(value)(self._cast_state(param, v, key) for v in value)
         return value
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
