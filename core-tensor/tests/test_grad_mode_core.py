@@ -183,3 +183,22 @@ def test_print_options_are_process_wide():
         assert repr(fb.tensor([1.23456])) == "tensor([1.23])"
     finally:
         fb.set_printoptions(profile="default")
+
+
+def test_num_threads_is_process_wide():
+    before = fb.get_num_threads()
+    try:
+        _in_thread(lambda: fb.set_num_threads(1))
+        assert fb.get_num_threads() == 1
+        _in_thread(lambda: fb.set_num_threads(2))
+        assert fb.get_num_threads() == 2 and _in_thread(fb.get_num_threads) == 2
+    finally:
+        fb.set_num_threads(before)
+
+
+def test_default_device_is_thread_local_as_in_pytorch():
+    # torch.set_default_device keeps its device in a threading.local: a thread's choice stays there.
+    pytest.importorskip("flambeau_meta")
+    seen = _in_thread(lambda: (fb.set_default_device("meta"), fb.get_default_device().type, fb.zeros(1).device.type))
+    assert seen[1:] == ("meta", "meta")
+    assert fb.get_default_device().type == "cpu" and fb.zeros(1).device.type == "cpu"
