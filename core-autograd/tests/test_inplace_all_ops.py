@@ -198,3 +198,30 @@ def test_inplace_sampler_sends_zeros_back_and_bumps_version(name):
     getattr(s, name)(*args)
     with pytest.raises(RuntimeError, match=_VERSION_ERROR):
         s.sum().backward()
+
+
+def _declared_with_out() -> list[str]:
+    return sorted(name for name, op in OPS.items()
+                  if getattr(op, "inplace", False) and op.returns_out and name in FUNCTIONS)
+
+
+@pytest.mark.parametrize("name", _declared_with_out())
+def test_out_variant_bumps_version_and_refuses_grad(name):
+    case = all_cases().get(name)
+    if case is not None and "float64" not in case.dtypes:
+        pytest.skip("no floating-point form")
+    if not OPS[name].differentiable:
+        pytest.skip("not differentiable: PyTorch's out= check varies by op (heaviside passes, nextafter raises)")
+    found = _MANUAL.get(name) or _sample(name)
+    if found is None:
+        pytest.fail(f"no float64 sample for {name}(out=)")
+    args, kwargs = found
+    out = fb.empty_like(args[0])
+    v = out._version
+    FUNCTIONS[name](*args, **kwargs, out=out)
+    assert out._version == v + 1
+    leaves = _leaves(args)
+    before = out.numpy().copy()
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        FUNCTIONS[name](*leaves, **kwargs, out=out)
+    np.testing.assert_array_equal(out.numpy(), before)  # refused before writing

@@ -304,6 +304,10 @@ def _without_kernel(op: OpDecl, dev: Any, args: tuple, out: Any, inplace: bool) 
         # would otherwise fail inside them with their messages (or not at all)
         if op.meta is not None:
             op.meta(*args)
+        if out is not None and not inplace and _engine is not None and _GRAD_STATE.enabled and op.differentiable:
+            # out= is not differentiable: refused here as on the kernel path, before any work
+            outs = out if isinstance(out, (tuple, list)) else (out,)
+            _engine.before_write(op, args, tuple(o for o in outs if isinstance(o, Tensor)), "out")
         if inplace and _engine is not None and _GRAD_STATE.enabled and _any_requires_grad(args):
             # The composite's graph may save its input, which the copy_ below overwrites (a
             # version error at backward): it computes from a copy of the old value instead, as a
