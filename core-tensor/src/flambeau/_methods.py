@@ -71,11 +71,6 @@ _OVERLOADS: dict[str, Any] = {
         input, other, rounding_mode=rounding_mode, out=out),
     "negative": lambda input, *, out=None: FUNCTIONS["neg"](input, out=out),
     "clip": lambda input, min=None, max=None, *, out=None: FUNCTIONS["clamp"](input, min, max, out=out),
-    "greater": lambda input, other, *, out=None: FUNCTIONS["gt"](input, other, out=out),
-    "less": lambda input, other, *, out=None: FUNCTIONS["lt"](input, other, out=out),
-    "greater_equal": lambda input, other, *, out=None: FUNCTIONS["ge"](input, other, out=out),
-    "less_equal": lambda input, other, *, out=None: FUNCTIONS["le"](input, other, out=out),
-    "not_equal": lambda input, other, *, out=None: FUNCTIONS["ne"](input, other, out=out),
     "absolute": lambda input, *, out=None: FUNCTIONS["abs"](input, out=out),
 }
 
@@ -139,11 +134,91 @@ def _zero_(self: Tensor) -> Tensor:
     return FUNCTIONS["fill_"](self, 0)
 
 
+def _inplace_view(name: str):
+    """``x.t_()``, ``x.squeeze_()``...: ``x`` itself takes the shape and strides of ``x.t()``."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        view = getattr(self, name)(*args, **kwargs)  # every argument check happens here, before any change
+        if self._requires_grad:
+            raise RuntimeError(f"{name}_(): in-place shape changes of a tensor that requires grad are not "
+                               f"supported; use {name}() instead")
+        self._data = view._data
+        self._version_counter[0] += 1
+        return self
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"In-place version of :meth:`Tensor.{name}`: this tensor becomes that view of its storage."
+    return method
+
+
+def _sum_to_size(self: Tensor, size: tuple) -> Tensor:
+    """Sum this tensor down to ``size``, which must expand to its shape (the reverse of ``expand``)."""
+    import operator
+
+    shape = tuple(self.shape)
+    size = tuple(operator.index(s) for s in size)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != n and s != 1 for s, n in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
+                           f"{{{', '.join(map(str, shape))}}}.")
+    result = FUNCTIONS["sum"](self, list(range(lead)), False) if lead else self
+    kept = [d for d, s in enumerate(size) if s == 1 and result.shape[d] != 1]
+    return FUNCTIONS["sum"](result, kept, True) if kept else result
+
+
+def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
+    """Give this tensor the shape ``sizes``, row-major, over its storage from its storage offset.
+
+    The first elements keep their values (read in storage order); when the storage is too small
+    for the new shape, the tensor gets a larger storage of its own with the old elements copied
+    to its start, and the rest uninitialised, as in PyTorch.
+
+    Args:
+        *sizes: the new shape, as ints or one sequence (``resize_(2, 3)``, ``resize_((2, 3))``).
+
+    Example::
+
+        >>> x = fb.arange(6.)
+        >>> x.resize_(2, 3)
+        tensor([[0., 1., 2.],
+                [3., 4., 5.]])
+    """
+    import math
+
+    from ._core_ops.views import _contiguous_strides
+    from ._creation import _size_args, empty
+
+    shape = _size_args("resize_", sizes)
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    offset, capacity = self.storage_offset(), self._storage_numel()
+    numel = math.prod(shape)
+    if offset + numel <= capacity:
+        native = FUNCTIONS["as_strided"](self, shape, _contiguous_strides(shape), offset)._data
+    else:
+        if self._base is not None:
+            raise RuntimeError("resize_: cannot grow the storage of a view: its base would no longer share it; "
+                               "resize the base, or clone() the view first")
+        grown = empty(numel, dtype=self._dtype, device=self._device)
+        kept = capacity - offset
+        if kept > 0:
+            grown[:kept].copy_(FUNCTIONS["as_strided"](self, (kept,), (1,), offset))
+        native = grown.view(shape)._data
+    self._data = native
+    self._version_counter[0] += 1
+    return self
+
+
+def _resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    """``resize_`` to ``the_template``'s shape."""
+    return _resize_(self, tuple(the_template.shape))
+
+
 _METHODS: dict[str, Any] = {
     "view": _view,
     "reshape": lambda self, *shape: FUNCTIONS["reshape"](self, _sizes(shape)),
     "permute": lambda self, *dims: FUNCTIONS["permute"](self, _sizes(dims)),
     "expand": lambda self, *size: FUNCTIONS["expand"](self, _sizes(size)),
+    "broadcast_to": lambda self, *size: FUNCTIONS["broadcast_to"](self, _sizes(size)),
+    "sum_to_size": lambda self, *size: _sum_to_size(self, _sizes(size)),
     "expand_as": lambda self, other: FUNCTIONS["expand"](self, other.shape),
     "view_as": lambda self, other: FUNCTIONS["view"](self, other.shape),
     "reshape_as": lambda self, other: FUNCTIONS["reshape"](self, other.shape),
@@ -155,6 +230,10 @@ _METHODS: dict[str, Any] = {
     "copy_": lambda self, src, non_blocking=False: FUNCTIONS["copy_"](self, src),
     "fill_": lambda self, value: FUNCTIONS["fill_"](self, value),
     "zero_": _zero_,
+    "resize_": _resize_,
+    **{name + "_": _inplace_view(name) for name in ("squeeze", "unsqueeze", "t", "transpose", "swapdims",
+                                                     "swapaxes", "as_strided")},
+    "resize_as_": _resize_as_,
     "new_zeros": _filled_like("zeros"),
     "new_ones": _filled_like("ones"),
     "new_empty": _filled_like("empty"),
