@@ -139,3 +139,13 @@ def test_resize_keeps_storage_order_and_grows():
         y.resize_(-1)
     with pytest.raises(RuntimeError, match="cannot grow the storage of a view"):
         fb.arange(4.)[1:].resize_(5)
+
+
+def test_in_place_comparison_gives_zero_gradients_as_in_pytorch():
+    pytest.importorskip("flambeau.autograd")
+    x = fb.ones(3, requires_grad=True)
+    y = x * 2
+    y.ge_(1)
+    y.sum().backward()
+    assert x.grad.tolist() == [0., 0., 0.]
+    assert not x.gt(0).requires_grad  # the functional form's bool result never requires grad
