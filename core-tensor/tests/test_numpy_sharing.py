@@ -11,6 +11,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import flambeau as fb
 
@@ -117,3 +119,31 @@ def test_numpy_view_keeps_the_tensor_storage_alive():
     import gc
     gc.collect()
     assert a.tolist() == [0., 1., 2., 3.] and b.tolist() == [0, 1, 2]
+
+
+MUTATIONS = {
+    "shape": lambda a: setattr(a, "shape", a.shape + (1,)),
+    "dtype": lambda a: setattr(a, "dtype", np.int32),
+    "strides": lambda a: _set_strides(a, (0,) * a.ndim),
+    "readonly": lambda a: a.setflags(write=False),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), data=st.data())
+def test_no_array_handed_out_or_taken_in_is_the_tensors_storage(shape, data):
+    """Whatever view a tensor is, and however it was made, metadata changes on any array that
+    went in or came out leave it alone."""
+    source = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    steps = tuple(data.draw(st.sampled_from([slice(None), slice(None, None, 2), slice(1, None)])) for _ in shape)
+    source = source[steps]
+    t = data.draw(st.sampled_from([fb.from_numpy, fb.as_tensor]))(source)
+    if data.draw(st.booleans()) and t.ndim > 1:
+        t = t.transpose(0, -1)
+    snapshot = (tuple(t.shape), t.stride(), t.dtype, t.tolist())
+    for array in (source, t.numpy(), np.asarray(t)):
+        data.draw(st.sampled_from(sorted(MUTATIONS)).map(MUTATIONS.get))(array)
+    assert (tuple(t.shape), t.stride(), t.dtype, t.tolist()) == snapshot
+    if t.numel():
+        t[(0,) * t.ndim] = 7.  # the tensor's own view stays writable
+        assert t[(0,) * t.ndim].item() == 7.

@@ -5,6 +5,7 @@ Also the thin Python wrappers that PyTorch's overloaded signatures need (``x.vie
 """
 from __future__ import annotations
 
+import operator
 from types import ModuleType
 from typing import Any
 
@@ -14,11 +15,28 @@ from .ops._registry import FUNCTIONS, OPS
 from .ops.meta import wrapped_int
 
 
-def _sizes(args: tuple) -> tuple:
-    """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``."""
+def _sizes(args: tuple, name: str = "", arg: str = "size") -> tuple:
+    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size([2, 3]))`` all give ``(2, 3)``.
+
+    With ``name``, every entry must be an integer (an int, a numpy integer, a one-element integer
+    tensor), else PyTorch's TypeError, raised before any op sees it.
+    """
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return tuple(args[0])
+        args = tuple(args[0])
+    if name:
+        for pos, value in enumerate(args, 1):
+            if value.__class__ is not int and not _is_index(value):
+                raise TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos {pos} with error "
+                                f"\"type must be tuple of ints,but got {type(value).__name__}\"")
     return args
+
+
+def _is_index(value: Any) -> bool:
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
 
 
 def install(namespace: ModuleType) -> None:
@@ -80,7 +98,7 @@ _OVERLOADS: dict[str, Any] = {
 def _view(self: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dtypes.dtype):
         return _view_dtype(self, shape[0])
-    return FUNCTIONS["view"](self, _sizes(shape))
+    return FUNCTIONS["view"](self, _sizes(shape, "view"))
 
 
 def _view_dtype(self: Tensor, dtype: _dtypes.dtype) -> Tensor:
@@ -115,7 +133,7 @@ def _filled_like(name: str):
                **_: Any) -> Tensor:
         from . import _creation
 
-        return getattr(_creation, name)(_sizes(size), dtype=dtype or self._dtype,
+        return getattr(_creation, name)(_sizes(size, "new_" + name), dtype=dtype or self._dtype,
                                         device=device if device is not None else self._device,
                                         requires_grad=requires_grad)
     method.__name__ = "new_" + name
@@ -137,10 +155,12 @@ def _zero_(self: Tensor) -> Tensor:
 def _inplace_view(name: str):
     """``x.t_()``, ``x.squeeze_()``...: ``x`` itself takes the shape and strides of ``x.t()``."""
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        view = getattr(self, name)(*args, **kwargs)  # every argument check happens here, before any change
         if self._requires_grad:
+            if self.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
             raise RuntimeError(f"{name}_(): in-place shape changes of a tensor that requires grad are not "
                                f"supported; use {name}() instead")
+        view = getattr(self, name)(*args, **kwargs)  # every argument check happens here, before any change
         self._data = view._data
         self._version_counter[0] += 1
         return self
@@ -151,14 +171,11 @@ def _inplace_view(name: str):
 
 def _sum_to_size(self: Tensor, size: tuple) -> Tensor:
     """Sum this tensor down to ``size``, which must expand to its shape (the reverse of ``expand``)."""
-    import operator
-
     shape = tuple(self.shape)
     size = tuple(operator.index(s) for s in size)
     lead = len(shape) - len(size)
     if lead < 0 or any(s != n and s != 1 for s, n in zip(size, shape[lead:])):
-        raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
-                           f"{{{', '.join(map(str, shape))}}}.")
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
     result = FUNCTIONS["sum"](self, list(range(lead)), False) if lead else self
     kept = [d for d, s in enumerate(size) if s == 1 and result.shape[d] != 1]
     return FUNCTIONS["sum"](result, kept, True) if kept else result
@@ -214,11 +231,11 @@ def _resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None
 
 _METHODS: dict[str, Any] = {
     "view": _view,
-    "reshape": lambda self, *shape: FUNCTIONS["reshape"](self, _sizes(shape)),
-    "permute": lambda self, *dims: FUNCTIONS["permute"](self, _sizes(dims)),
-    "expand": lambda self, *size: FUNCTIONS["expand"](self, _sizes(size)),
-    "broadcast_to": lambda self, *size: FUNCTIONS["broadcast_to"](self, _sizes(size)),
-    "sum_to_size": lambda self, *size: _sum_to_size(self, _sizes(size)),
+    "reshape": lambda self, *shape: FUNCTIONS["reshape"](self, _sizes(shape, "reshape", "shape")),
+    "permute": lambda self, *dims: FUNCTIONS["permute"](self, _sizes(dims, "permute", "dims")),
+    "expand": lambda self, *size: FUNCTIONS["expand"](self, _sizes(size, "expand")),
+    "broadcast_to": lambda self, *size: FUNCTIONS["broadcast_to"](self, _sizes(size, "broadcast_to")),
+    "sum_to_size": lambda self, *size: _sum_to_size(self, _sizes(size, "sum_to_size")),
     "expand_as": lambda self, other: FUNCTIONS["expand"](self, other.shape),
     "view_as": lambda self, other: FUNCTIONS["view"](self, other.shape),
     "reshape_as": lambda self, other: FUNCTIONS["reshape"](self, other.shape),
