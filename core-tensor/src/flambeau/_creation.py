@@ -208,7 +208,8 @@ def tensor(data: Any, *, dtype: _dtypes.dtype | None = None, device: Any = None,
     """Construct a tensor that copies ``data`` (a number, nested sequence, numpy array or tensor).
 
     Args:
-        data: the initial values.
+        data: the initial values; also any other library's array (an object with ``__dlpack__``,
+            ``__array_interface__`` or ``__array__``, such as a PyTorch or JAX array).
         dtype: the dtype; inferred from ``data`` when None (Python floats give the default dtype).
         device: where to allocate it; the default device when None.
         requires_grad: whether autograd records operations on it.
