@@ -28,6 +28,7 @@ METHODS = {
     "permute": ((2, 0, 1), lambda a: a.transpose(2, 0, 1)),
     "flip": ((0, 2), lambda a: a[::-1, :, ::-1]),
     "squeeze": ((0,), lambda a: a.reshape(2, 3)),
+    "count_nonzero": ((0, 2), lambda a: np.count_nonzero(a, axis=(0, 2))),
     "sum_to_size": ((1, 3), lambda a: a.sum(axis=1)),
     "new_zeros": ((2, 4), lambda a: np.zeros((2, 4), a.dtype)),
     "new_ones": ((2, 4), lambda a: np.ones((2, 4), a.dtype)),
@@ -48,7 +49,7 @@ def test_method_takes_sizes_in_every_form(name, form):
     x = _x()
     ints, reference = METHODS[name]
     result = FORMS[form](getattr(x, name), ints)
-    assert isinstance(result, fb.Tensor) and result.dtype is x.dtype
+    assert isinstance(result, fb.Tensor) and result.dtype is (fb.int64 if name == "count_nonzero" else x.dtype)
     if reference is None:
         assert tuple(result.shape) == ints
     else:
@@ -103,3 +104,14 @@ def test_sizes_refuse_non_integers_in_every_form(name, bad):
 def test_functions_refuse_non_integer_sizes_before_any_kernel(call):
     with pytest.raises(TypeError):
         call(_x())
+
+
+def test_optional_dims_take_varargs_too():
+    x = fb.zeros(1, 1, 3)
+    assert x.squeeze(0, 1).shape == (3,) and x.squeeze().shape == (3,) and x.squeeze(dim=1).shape == (1, 3)
+    assert x.count_nonzero(0, 1).tolist() == [0, 0, 0] and x.count_nonzero().item() == 0
+    assert x.count_nonzero(dim=(0, 2)).tolist() == [0]
+    with pytest.raises(TypeError, match="multiple values for argument 'dim'"):
+        x.squeeze(0, dim=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'axis'"):
+        x.squeeze(axis=1)

@@ -31,6 +31,22 @@ def _sizes(args: tuple, name: str = "", arg: str = "size") -> tuple:
     return args
 
 
+def _dims(args: tuple, kwargs: dict, name: str) -> Any:
+    """``x.squeeze()``, ``x.squeeze(0)``, ``x.squeeze(0, 1)``, ``x.squeeze((0, 1))``, ``x.squeeze(dim=0)``:
+    the optional ``dim`` argument of a method that PyTorch also lets take dims as varargs."""
+    if kwargs:
+        if set(kwargs) != {"dim"} or args:
+            unexpected = next((k for k in kwargs if k != "dim"), "dim")
+            raise TypeError(f"{name}() got an unexpected keyword argument '{unexpected}'" if unexpected != "dim"
+                            else f"{name}() got multiple values for argument 'dim'")
+        return kwargs["dim"]
+    if not args:
+        return None
+    if len(args) == 1:
+        return args[0]
+    return _sizes(args, name, "dim")
+
+
 def _is_index(value: Any) -> bool:
     try:
         operator.index(value)
@@ -239,7 +255,8 @@ _METHODS: dict[str, Any] = {
     "expand_as": lambda self, other: FUNCTIONS["expand"](self, other.shape),
     "view_as": lambda self, other: FUNCTIONS["view"](self, other.shape),
     "reshape_as": lambda self, other: FUNCTIONS["reshape"](self, other.shape),
-    "squeeze": lambda self, dim=None: FUNCTIONS["squeeze"](self, dim),
+    "squeeze": lambda self, *dim, **kw: FUNCTIONS["squeeze"](self, _dims(dim, kw, "squeeze")),
+    "count_nonzero": lambda self, *dim, **kw: FUNCTIONS["count_nonzero"](self, _dims(dim, kw, "count_nonzero")),
     "max": _OVERLOADS["max"],
     "min": _OVERLOADS["min"],
     "swapaxes": _transpose_alias,
