@@ -124,6 +124,15 @@ def test_real_ctrl_c_while_plugins_load_interrupts_import(tmp_path: Path):
     assert "AssertionError" not in proc.stderr
 
 
+def test_real_ctrl_c_that_a_plugin_swallows_still_interrupts_import(tmp_path: Path):
+    swallowing = "try:\n" + textwrap.indent(SIGINT_ITSELF, "    ") + \
+        "except KeyboardInterrupt:\n    raise RuntimeError('turned into a failure of the plugin')\n"
+    site = install(tmp_path / "site", fake_plugin(source=swallowing))
+    proc = run_python("import flambeau", site)
+    assert proc.returncode != 0 and "KeyboardInterrupt" in proc.stderr, proc.stderr
+    assert "AssertionError" not in proc.stderr
+
+
 def test_real_ctrl_c_while_a_backend_loads_interrupts_first_use(tmp_path: Path):
     # the first import is interrupted by the user; the next one (after `builtins.later`) succeeds
     source = textwrap.dedent("""

@@ -56,6 +56,7 @@ def watching_sigint() -> Iterator[None]:
                 installed = counting
             except (ValueError, OSError):  # e.g. an embedded interpreter without signal support
                 installed = None
+    start = _signals
     _depth += 1
     try:
         yield
@@ -64,3 +65,7 @@ def watching_sigint() -> Iterator[None]:
         # Restore only our own handler: one a plugin installed meanwhile is the plugin's business.
         if installed is not None and signal.getsignal(signal.SIGINT) is installed:
             signal.signal(signal.SIGINT, previous)
+    if installed is not None and _signals != start and previous is signal.default_int_handler:
+        # The user pressed Ctrl-C, and a plugin swallowed the KeyboardInterrupt (or turned it into
+        # a failure of its own): the interrupt is the user's all the same.
+        raise KeyboardInterrupt
