@@ -109,10 +109,15 @@ def _is_array_like(data: Any) -> bool:
 
     Tensors, numpy arrays and numbers have their own paths; nested lists are read element by element.
     """
-    if isinstance(data, (Tensor, np.ndarray, np.generic, list, tuple, bool, int, float, complex, str, bytes)):
-        return False
     kind = type(data)
+    if kind in _OWN_PATHS or isinstance(data, (Tensor, np.ndarray, np.generic, list, tuple, bool, int, float,
+                                               complex, str, bytes)):
+        return False
     return hasattr(kind, "__dlpack__") or hasattr(kind, "__array_interface__") or hasattr(kind, "__array__")
+
+
+#: the exact types `_is_array_like` answers for with one set lookup (the common calls: lists, arrays)
+_OWN_PATHS = frozenset((Tensor, list, tuple, np.ndarray, float, int, bool, complex))
 
 
 def _from_array_like(data: Any) -> Tensor:
