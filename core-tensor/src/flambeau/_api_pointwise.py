@@ -17,6 +17,7 @@ ALIASES = {
     # these had functions and methods already; the alias also gives their in-place form (x.absolute_())
     "absolute": "abs", "negative": "neg", "multiply": "mul", "divide": "div", "subtract": "sub",
     "true_divide": "div",
+    "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne",
 }
 
 

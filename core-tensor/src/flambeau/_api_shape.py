@@ -10,6 +10,7 @@ import warnings
 from types import ModuleType
 from typing import Any, Sequence
 
+from ._methods import _sizes
 from ._tensor import Tensor
 from .ops._registry import FUNCTIONS
 from .ops.meta import broadcast_shapes as _broadcast_shapes
@@ -234,15 +235,15 @@ def clone(input: Tensor, *, memory_format: memory_format | None = None) -> Tenso
 # -- methods ------------------------------------------------------------------------------
 
 def _repeat_method(self: Tensor, *sizes: Any) -> Tensor:
-    return FUNCTIONS["repeat"](self, _varargs(sizes))
+    return FUNCTIONS["repeat"](self, _sizes(sizes, "repeat", "repeats"))
 
 
 def _tile_method(self: Tensor, *dims: Any) -> Tensor:
-    return FUNCTIONS["tile"](self, _varargs(dims))
+    return FUNCTIONS["tile"](self, _sizes(dims, "tile", "dims"))
 
 
 def _flip_method(self: Tensor, *dims: Any) -> Tensor:
-    return FUNCTIONS["flip"](self, _varargs(dims))
+    return FUNCTIONS["flip"](self, _sizes(dims, "flip", "dims"))
 
 
 def _moveaxis_method(self: Tensor, source: Any, destination: Any) -> Tensor:

@@ -104,6 +104,39 @@ def _scalar_type_error(leaf: _dtypes.dtype, item: Any) -> str:
     return f"'{name}' object cannot be interpreted as an integer"
 
 
+def _is_array_like(data: Any) -> bool:
+    """Whether ``data`` is another library's array: it speaks DLPack or numpy's array protocols.
+
+    Tensors, numpy arrays and numbers have their own paths; nested lists are read element by element.
+    """
+    kind = type(data)
+    if kind in _OWN_PATHS or isinstance(data, (Tensor, np.ndarray, np.generic, list, tuple, bool, int, float,
+                                               complex, str, bytes)):
+        return False
+    return hasattr(kind, "__dlpack__") or hasattr(kind, "__array_interface__") or hasattr(kind, "__array__")
+
+
+#: the exact types `_is_array_like` answers for with one set lookup (the common calls: lists, arrays)
+_OWN_PATHS = frozenset((Tensor, list, tuple, np.ndarray, float, int, bool, complex))
+
+
+def _from_array_like(data: Any) -> Tensor:
+    """A tensor sharing memory with another library's array (a PyTorch or JAX array, a CuPy one...).
+
+    DLPack first, as PyTorch does: it keeps the device and never copies; then numpy's
+    ``__array_interface__`` and ``__array__`` (host memory, shared when the object allows it).
+    """
+    if hasattr(type(data), "__dlpack__"):
+        try:
+            return from_dlpack(data)
+        except BufferError:
+            # e.g. a dtype DLPack cannot carry, or a read-only buffer numpy will not import;
+            # the array protocols below may still read it
+            if not (hasattr(type(data), "__array_interface__") or hasattr(type(data), "__array__")):
+                raise
+    return from_numpy(np.asarray(data))
+
+
 def _host_data(data: Any) -> tuple[np.ndarray, _dtypes.dtype]:
     """``data`` (a number, nested sequences, a numpy array) as a host array and its inferred dtype."""
     if isinstance(data, np.ndarray):
@@ -180,7 +213,8 @@ def tensor(data: Any, *, dtype: _dtypes.dtype | None = None, device: Any = None,
     """Construct a tensor that copies ``data`` (a number, nested sequence, numpy array or tensor).
 
     Args:
-        data: the initial values.
+        data: the initial values; also any other library's array (an object with ``__dlpack__``,
+            ``__array_interface__`` or ``__array__``, such as a PyTorch or JAX array).
         dtype: the dtype; inferred from ``data`` when None (Python floats give the default dtype).
         device: where to allocate it; the default device when None.
         requires_grad: whether autograd records operations on it.
@@ -191,12 +225,15 @@ def tensor(data: Any, *, dtype: _dtypes.dtype | None = None, device: Any = None,
         tensor([[ 1., -1.],
                 [ 1., -1.]])
     """
-    if isinstance(data, Tensor):
+    if _is_array_like(data):  # another library's array: read through DLPack or numpy's protocols, then copied
+        data = _from_array_like(data)
+    elif isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() or "
             "sourceTensor.clone().detach().requires_grad_(True), rather than flambeau.tensor(sourceTensor).",
             UserWarning, stacklevel=2,
         )
+    if isinstance(data, Tensor):
         result = data.detach().to(device if device is not None else data._device, dtype or data._dtype, copy=True)
         return _finish(result, requires_grad)
     array, inferred = _host_data(data)
@@ -216,7 +253,27 @@ def tensor(data: Any, *, dtype: _dtypes.dtype | None = None, device: Any = None,
 
 
 def as_tensor(data: Any, dtype: _dtypes.dtype | None = None, device: Any = None) -> Tensor:
-    """Convert ``data`` to a tensor, sharing memory where possible (a CPU numpy array or tensor)."""
+    """Convert ``data`` to a tensor, sharing memory where possible.
+
+    A tensor, a numpy array, or another library's array (anything with ``__dlpack__``,
+    ``__array_interface__`` or ``__array__``) is shared when ``dtype`` and ``device`` allow it;
+    anything else is copied as by :func:`tensor`.
+
+    Args:
+        data: the initial values.
+        dtype: the dtype; ``data``'s own (or the inferred one) when None.
+        device: the device; ``data``'s own (or the default device) when None.
+
+    Example::
+
+        >>> a = np.array([1., 2.])
+        >>> t = fb.as_tensor(a)
+        >>> t[0] = 5.
+        >>> a
+        array([5., 2.])
+    """
+    if _is_array_like(data):
+        data = _from_array_like(data)
     if isinstance(data, Tensor):
         return data.to(device=device if device is not None else data._device, dtype=dtype or data._dtype)
     if isinstance(data, np.ndarray) and (device is None or _device(device).type == "cpu"):
@@ -229,7 +286,25 @@ asarray = as_tensor
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
-    """A CPU tensor sharing memory with ``ndarray``: writes to either show in the other."""
+    """A CPU tensor sharing memory with ``ndarray``: writes to either show in the other.
+
+    The tensor shares memory, never the array object: it keeps a view of its own, so that
+    assigning ``ndarray.shape``, ``dtype`` or ``strides`` afterwards, or ``ndarray.setflags``,
+    leaves the tensor as it was, and ``ndarray.resize`` is refused by numpy. A numpy subclass
+    (``np.matrix``, a masked array, a ``memmap``) gives a tensor of its data as a plain array
+    (a masked array's mask is dropped, as in PyTorch).
+
+    Args:
+        ndarray: a numpy array with native byte order and non-negative strides.
+
+    Example::
+
+        >>> a = np.array([1, 2, 3])
+        >>> t = fb.from_numpy(a)
+        >>> t[0] = -1
+        >>> a
+        array([-1,  2,  3])
+    """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     if any(s < 0 for s in ndarray.strides):
@@ -247,12 +322,28 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     if not ndarray.flags.writeable:
         warnings.warn("The given NumPy array is not writable, and flambeau does not support non-writable tensors. "
                       "Writing to it through the tensor is undefined behavior.", UserWarning, stacklevel=2)
-    cpu = _device("cpu")
-    return wrap(ndarray, dt, cpu)
+    # A fresh plain view: the caller's array object (and its subclass) never becomes the storage.
+    return wrap(ndarray.view(np.ndarray), dt, _device("cpu"))
 
 
 def from_dlpack(ext_tensor: Any) -> Tensor:
-    """A tensor sharing memory with any object that implements the DLPack protocol."""
+    """A tensor sharing memory with any object that implements the DLPack protocol.
+
+    An object without ``__dlpack__`` that offers numpy's ``__array_interface__`` or ``__array__``
+    is read through those instead (host memory, shared when the object allows it).
+
+    Args:
+        ext_tensor: the array to share (a PyTorch, JAX, CuPy or numpy array...).
+
+    Example::
+
+        >>> t = fb.from_dlpack(np.arange(3.))
+        >>> t
+        tensor([0., 1., 2.], dtype=flambeau.float64)
+    """
+    if not isinstance(ext_tensor, Tensor) and not hasattr(type(ext_tensor), "__dlpack__") and (
+            hasattr(type(ext_tensor), "__array_interface__") or hasattr(type(ext_tensor), "__array__")):
+        return from_numpy(np.asarray(ext_tensor))
     if hasattr(ext_tensor, "__dlpack_device__"):
         dl_type, dl_index = ext_tensor.__dlpack_device__()
     else:
@@ -467,7 +558,7 @@ def legacy_constructor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
             return empty(data, device=device)
         if isinstance(data, Tensor):
             return data
-        if isinstance(data, (list, tuple, np.ndarray)):
+        if isinstance(data, (list, tuple, np.ndarray)) or _is_array_like(data):
             return tensor(data, dtype=_dtypes.get_default_dtype(), device=device)
         if not isinstance(data, int):
             raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")

@@ -5,6 +5,7 @@ Also the thin Python wrappers that PyTorch's overloaded signatures need (``x.vie
 """
 from __future__ import annotations
 
+import operator
 from types import ModuleType
 from typing import Any
 
@@ -14,11 +15,44 @@ from .ops._registry import FUNCTIONS, OPS
 from .ops.meta import wrapped_int
 
 
-def _sizes(args: tuple) -> tuple:
-    """``f(2, 3)`` and ``f((2, 3))`` both give ``(2, 3)``."""
+def _sizes(args: tuple, name: str = "", arg: str = "size") -> tuple:
+    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size([2, 3]))`` all give ``(2, 3)``.
+
+    With ``name``, every entry must be an integer (an int, a numpy integer, a one-element integer
+    tensor), else PyTorch's TypeError, raised before any op sees it.
+    """
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return tuple(args[0])
+        args = tuple(args[0])
+    if name:
+        for pos, value in enumerate(args, 1):
+            if value.__class__ is not int and not _is_index(value):
+                raise TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos {pos} with error "
+                                f"\"type must be tuple of ints,but got {type(value).__name__}\"")
     return args
+
+
+def _dims(args: tuple, kwargs: dict, name: str) -> Any:
+    """``x.squeeze()``, ``x.squeeze(0)``, ``x.squeeze(0, 1)``, ``x.squeeze((0, 1))``, ``x.squeeze(dim=0)``:
+    the optional ``dim`` argument of a method that PyTorch also lets take dims as varargs."""
+    if kwargs:
+        if set(kwargs) != {"dim"} or args:
+            unexpected = next((k for k in kwargs if k != "dim"), "dim")
+            raise TypeError(f"{name}() got an unexpected keyword argument '{unexpected}'" if unexpected != "dim"
+                            else f"{name}() got multiple values for argument 'dim'")
+        return kwargs["dim"]
+    if not args:
+        return None
+    if len(args) == 1:
+        return args[0]
+    return _sizes(args, name, "dim")
+
+
+def _is_index(value: Any) -> bool:
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
 
 
 def install(namespace: ModuleType) -> None:
@@ -71,11 +105,6 @@ _OVERLOADS: dict[str, Any] = {
         input, other, rounding_mode=rounding_mode, out=out),
     "negative": lambda input, *, out=None: FUNCTIONS["neg"](input, out=out),
     "clip": lambda input, min=None, max=None, *, out=None: FUNCTIONS["clamp"](input, min, max, out=out),
-    "greater": lambda input, other, *, out=None: FUNCTIONS["gt"](input, other, out=out),
-    "less": lambda input, other, *, out=None: FUNCTIONS["lt"](input, other, out=out),
-    "greater_equal": lambda input, other, *, out=None: FUNCTIONS["ge"](input, other, out=out),
-    "less_equal": lambda input, other, *, out=None: FUNCTIONS["le"](input, other, out=out),
-    "not_equal": lambda input, other, *, out=None: FUNCTIONS["ne"](input, other, out=out),
     "absolute": lambda input, *, out=None: FUNCTIONS["abs"](input, out=out),
 }
 
@@ -85,7 +114,7 @@ _OVERLOADS: dict[str, Any] = {
 def _view(self: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dtypes.dtype):
         return _view_dtype(self, shape[0])
-    return FUNCTIONS["view"](self, _sizes(shape))
+    return FUNCTIONS["view"](self, _sizes(shape, "view"))
 
 
 def _view_dtype(self: Tensor, dtype: _dtypes.dtype) -> Tensor:
@@ -120,7 +149,7 @@ def _filled_like(name: str):
                **_: Any) -> Tensor:
         from . import _creation
 
-        return getattr(_creation, name)(_sizes(size), dtype=dtype or self._dtype,
+        return getattr(_creation, name)(_sizes(size, "new_" + name), dtype=dtype or self._dtype,
                                         device=device if device is not None else self._device,
                                         requires_grad=requires_grad)
     method.__name__ = "new_" + name
@@ -139,15 +168,95 @@ def _zero_(self: Tensor) -> Tensor:
     return FUNCTIONS["fill_"](self, 0)
 
 
+def _inplace_view(name: str):
+    """``x.t_()``, ``x.squeeze_()``...: ``x`` itself takes the shape and strides of ``x.t()``."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if self._requires_grad:
+            if self.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            raise RuntimeError(f"{name}_(): in-place shape changes of a tensor that requires grad are not "
+                               f"supported; use {name}() instead")
+        view = getattr(self, name)(*args, **kwargs)  # every argument check happens here, before any change
+        self._data = view._data
+        self._version_counter[0] += 1
+        return self
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"In-place version of :meth:`Tensor.{name}`: this tensor becomes that view of its storage."
+    return method
+
+
+def _sum_to_size(self: Tensor, size: tuple) -> Tensor:
+    """Sum this tensor down to ``size``, which must expand to its shape (the reverse of ``expand``)."""
+    shape = tuple(self.shape)
+    size = tuple(operator.index(s) for s in size)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != n and s != 1 for s, n in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    result = FUNCTIONS["sum"](self, list(range(lead)), False) if lead else self
+    kept = [d for d, s in enumerate(size) if s == 1 and result.shape[d] != 1]
+    return FUNCTIONS["sum"](result, kept, True) if kept else result
+
+
+def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
+    """Give this tensor the shape ``sizes``, row-major, over its storage from its storage offset.
+
+    The first elements keep their values (read in storage order); when the storage is too small
+    for the new shape, the tensor gets a larger storage of its own with the old elements copied
+    to its start, and the rest uninitialised, as in PyTorch.
+
+    Args:
+        *sizes: the new shape, as ints or one sequence (``resize_(2, 3)``, ``resize_((2, 3))``).
+
+    Example::
+
+        >>> x = fb.arange(6.)
+        >>> x.resize_(2, 3)
+        tensor([[0., 1., 2.],
+                [3., 4., 5.]])
+    """
+    import math
+
+    from ._core_ops.views import _contiguous_strides
+    from ._creation import _size_args, empty
+
+    shape = _size_args("resize_", sizes)
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    offset, capacity = self.storage_offset(), self._storage_numel()
+    numel = math.prod(shape)
+    if offset + numel <= capacity:
+        native = FUNCTIONS["as_strided"](self, shape, _contiguous_strides(shape), offset)._data
+    else:
+        if self._base is not None:
+            raise RuntimeError("resize_: cannot grow the storage of a view: its base would no longer share it; "
+                               "resize the base, or clone() the view first")
+        grown = empty(numel, dtype=self._dtype, device=self._device)
+        kept = capacity - offset
+        if kept > 0:
+            grown[:kept].copy_(FUNCTIONS["as_strided"](self, (kept,), (1,), offset))
+        native = grown.view(shape)._data
+    self._data = native
+    self._version_counter[0] += 1
+    return self
+
+
+def _resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    """``resize_`` to ``the_template``'s shape."""
+    return _resize_(self, tuple(the_template.shape))
+
+
 _METHODS: dict[str, Any] = {
     "view": _view,
-    "reshape": lambda self, *shape: FUNCTIONS["reshape"](self, _sizes(shape)),
-    "permute": lambda self, *dims: FUNCTIONS["permute"](self, _sizes(dims)),
-    "expand": lambda self, *size: FUNCTIONS["expand"](self, _sizes(size)),
+    "reshape": lambda self, *shape: FUNCTIONS["reshape"](self, _sizes(shape, "reshape", "shape")),
+    "permute": lambda self, *dims: FUNCTIONS["permute"](self, _sizes(dims, "permute", "dims")),
+    "expand": lambda self, *size: FUNCTIONS["expand"](self, _sizes(size, "expand")),
+    "broadcast_to": lambda self, *size: FUNCTIONS["broadcast_to"](self, _sizes(size, "broadcast_to")),
+    "sum_to_size": lambda self, *size: _sum_to_size(self, _sizes(size, "sum_to_size")),
     "expand_as": lambda self, other: FUNCTIONS["expand"](self, other.shape),
     "view_as": lambda self, other: FUNCTIONS["view"](self, other.shape),
     "reshape_as": lambda self, other: FUNCTIONS["reshape"](self, other.shape),
-    "squeeze": lambda self, dim=None: FUNCTIONS["squeeze"](self, dim),
+    "squeeze": lambda self, *dim, **kw: FUNCTIONS["squeeze"](self, _dims(dim, kw, "squeeze")),
+    "count_nonzero": lambda self, *dim, **kw: FUNCTIONS["count_nonzero"](self, _dims(dim, kw, "count_nonzero")),
     "max": _OVERLOADS["max"],
     "min": _OVERLOADS["min"],
     "swapaxes": _transpose_alias,
@@ -155,6 +264,10 @@ _METHODS: dict[str, Any] = {
     "copy_": lambda self, src, non_blocking=False: FUNCTIONS["copy_"](self, src),
     "fill_": lambda self, value: FUNCTIONS["fill_"](self, value),
     "zero_": _zero_,
+    "resize_": _resize_,
+    **{name + "_": _inplace_view(name) for name in ("squeeze", "unsqueeze", "t", "transpose", "swapdims",
+                                                     "swapaxes", "as_strided")},
+    "resize_as_": _resize_as_,
     "new_zeros": _filled_like("zeros"),
     "new_ones": _filled_like("ones"),
     "new_empty": _filled_like("empty"),

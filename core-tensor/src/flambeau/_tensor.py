@@ -247,7 +247,16 @@ class Tensor:
 
     # -- host interop ---------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """The data as a numpy array; on the CPU it shares memory with the tensor."""
+        """The data as a numpy array; on the CPU it shares memory with the tensor.
+
+        Each call returns a new array object viewing the tensor's memory, never the tensor's own
+        storage object: assigning its ``shape``, ``dtype`` or ``strides``, ``resize`` or
+        ``setflags`` change that view only, as with PyTorch.
+
+        Args:
+            force: copy to the host (and drop the autograd fields) when the tensor is on
+                another device or requires grad, instead of raising.
+        """
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self._device.type != "cpu":
@@ -257,10 +266,12 @@ class Tensor:
                     "Use Tensor.cpu() to copy the tensor to host memory first."
                 )
             return self.cpu().numpy(force=True)
-        return self._data
+        return self._data.view()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         host = self._host()
+        if host is self._data:  # the CPU backend's storage itself: hand out a view of it, never the object
+            host = host.view()
         if dtype is not None:
             host = host.astype(dtype, copy=False)
         return host.copy() if copy else host

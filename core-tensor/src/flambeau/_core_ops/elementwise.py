@@ -296,7 +296,8 @@ def declarations() -> list[OpDecl]:
                inplace=True, doc="``input * input``."),
         OpDecl("round", "(input: Tensor, *, decimals=0)", _round_meta, inplace=True,
                doc="Rounds half to even, to ``decimals`` decimal places."),
-        OpDecl("logical_not", "(input: Tensor)", _bool_out, differentiable=False, doc="Elementwise logical NOT."),
+        OpDecl("logical_not", "(input: Tensor)", _bool_out, inplace=True, differentiable=False,
+               doc="Elementwise logical NOT."),
         OpDecl("bitwise_not", "(input: Tensor)", _bitwise_not_meta, inplace=True, differentiable=False,
                doc="Elementwise bitwise NOT (logical NOT for bool)."),
         OpDecl("isnan", "(input: Tensor)", _bool_out, differentiable=False, doc="Where the elements are NaN."),
@@ -313,10 +314,11 @@ def declarations() -> list[OpDecl]:
         decls.append(OpDecl(name, "(input: Tensor)", _unary_real_float(name), inplace=True, doc=f"Elementwise {name}."))
     for name, meta in (("eq", _compare_meta), ("ne", _compare_meta), ("lt", _ordered_compare_meta),
                        ("le", _ordered_compare_meta), ("gt", _ordered_compare_meta), ("ge", _ordered_compare_meta)):
-        decls.append(OpDecl(name, BINARY, meta, inplace=False, differentiable=False, zero_dim_common=True,
+        # in place (``x.ge_(y)``), the bool result is cast into ``x``'s dtype, as in PyTorch
+        decls.append(OpDecl(name, BINARY, meta, inplace=True, differentiable=False, zero_dim_common=True,
                             doc=f"Elementwise comparison ``{name}``; a bool tensor."))
     for name in ("logical_and", "logical_or", "logical_xor"):
-        decls.append(OpDecl(name, BINARY, _compare_meta, differentiable=False, zero_dim_common=True,
+        decls.append(OpDecl(name, BINARY, _compare_meta, inplace=True, differentiable=False, zero_dim_common=True,
                             doc=f"Elementwise {name}."))
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
         decls.append(OpDecl(name, BINARY, _integral_binary_meta(name), inplace=True, differentiable=False,

@@ -8,6 +8,7 @@ autograd differentiates them through their parts. Pieces that PyTorch returns as
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Sequence
 
 from .. import _dtypes
@@ -28,7 +29,8 @@ def _ints(value: Any) -> tuple[int, ...]:
         value = value.tolist()
     if isinstance(value, int):
         return (value,)
-    return tuple(int(v) for v in value)
+    # operator.index, not int(): "2" and 2.5 are refused (TypeError) before they reach a kernel
+    return tuple(operator.index(v) for v in value)
 
 
 def result_of(composite: Any) -> Any:

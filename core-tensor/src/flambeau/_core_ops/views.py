@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Sequence
 
 from .._tensor import Tensor
@@ -12,7 +13,7 @@ from ..ops.meta import fmt_shape, wrap_dim, wrap_dims
 
 def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
     """A requested shape with its one ``-1`` filled in, checked against ``numel``."""
-    shape = tuple(int(s) for s in shape)
+    shape = tuple(operator.index(s) for s in shape)  # not int(): "2" and 2.5 are refused, as in PyTorch
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise RuntimeError("only one dimension can be inferred")
@@ -146,7 +147,7 @@ def _t_meta(input: Tensor) -> None:
 
 def expanded_shape(input_shape: Sequence[int], size: Sequence[int], type_string: str = "flambeau.FloatTensor"
                    ) -> tuple[int, ...]:
-    size = tuple(int(s) for s in size)
+    size = tuple(operator.index(s) for s in size)  # not int(): "2" and 2.5 are refused, as in PyTorch
     if len(size) < len(input_shape):
         raise RuntimeError(
             f"expand({type_string}{{{fmt_shape(input_shape)}}}, size={fmt_shape(size)}): the number of sizes "

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
+from . import _isolation
 from ._backend import CORE_API_VERSION
 
 PLUGIN_GROUP = "flambeau"
@@ -212,9 +213,16 @@ def scan() -> tuple[list[PluginRecord], list[PluginRecord]]:
 
 
 def load_entry_point(record: PluginRecord) -> Any:
-    """Import the object an entry point names; on failure, record it and return None."""
+    """Import the object an entry point names; on failure, record it and return None.
+
+    Whatever the import raises counts as a failure, SystemExit and KeyboardInterrupt included,
+    except a KeyboardInterrupt caused by a real Ctrl-C (see ``_isolation``), which propagates.
+    """
+    since = _isolation.mark()
     try:
         return record._entry_point.load()  # type: ignore[attr-defined]
-    except Exception as exc:  # noqa: BLE001 - any failure of a plugin must not break flambeau
+    except BaseException as exc:  # noqa: BLE001 - any failure of a plugin must not break flambeau
+        if _isolation.is_user_interrupt(exc, since):
+            raise
         record.fail(f"{type(exc).__name__}: {exc}", exc)
         return None

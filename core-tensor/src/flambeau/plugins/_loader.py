@@ -15,7 +15,7 @@ from ..ops import _codegen, _dispatch
 from ..ops._decl import OpDecl
 from ..ops._registry import (FUNCTIONS, GRADIENT_PROVIDERS, GRADIENTS, HOOK_KERNEL_PROVIDERS, HOOK_KERNELS, OPS,
                              build_table)
-from . import _discovery
+from . import _discovery, _isolation
 from ._backend import Backend
 from ._hookspecs import PROJECT, FlambeauSpec
 
@@ -52,20 +52,21 @@ def load() -> None:
                 "flambeau is loading its plugins and loading is not re-entrant: a plugin's import-time code "
                 "called flambeau.plugins load() or used a device; defer that work until after `import flambeau`"
             )
-        _state["loading"] = True
-        try:
-            engine = _load()
-        finally:
-            _state["loading"] = False
-        _state["loaded"] = True
-        # The kernel tables may be built from here on: every hook has been called.
-        if engine is not None:
-            _install_engine(*engine)
-        if "cpu" in backend_records:  # the default device's backend loads now; others on first use
+        with _isolation.watching_sigint():  # a real Ctrl-C still interrupts; a plugin's own does not
+            _state["loading"] = True
             try:
-                _dispatch.TABLES["cpu"]
-            except BackendUnavailable:
-                pass  # recorded and warned; using the device raises with the cause chained
+                engine = _load()
+            finally:
+                _state["loading"] = False
+            _state["loaded"] = True
+            # The kernel tables may be built from here on: every hook has been called.
+            if engine is not None:
+                _install_engine(*engine)
+            if "cpu" in backend_records:  # the default device's backend loads now; others on first use
+                try:
+                    _dispatch.TABLES["cpu"]
+                except BackendUnavailable:
+                    pass  # recorded and warned; using the device raises with the cause chained
 
 
 class _Contribution:
@@ -126,15 +127,23 @@ def _import_plugins(plugins: list[_discovery.PluginRecord]):
 
 
 def _contribution(pm: pluggy.PluginManager, record: _discovery.PluginRecord, plugin: Any) -> _Contribution | None:
-    """Call one plugin's hooks and check what they return; on any failure, record it and drop the plugin."""
+    """Call one plugin's hooks and check what they return; on any failure, record it and drop the plugin.
+
+    A failure is anything raised, BaseExceptions included, but a real Ctrl-C (see ``_isolation``).
+    """
+    since = _isolation.mark()
     try:
         pm.register(plugin, name=f"{record.distribution}:{record.name}")
-    except Exception as exc:  # noqa: BLE001 - e.g. a hookimpl whose arguments match no hookspec
+    except BaseException as exc:  # noqa: BLE001 - e.g. a hookimpl whose arguments match no hookspec
+        if _isolation.is_user_interrupt(exc, since):
+            raise
         record.fail(f"{type(exc).__name__}: {exc}", exc)
         return None
     try:
         return _call_hooks(pm, record, plugin)
-    except Exception as exc:  # noqa: BLE001 - any failure of a plugin must not break flambeau
+    except BaseException as exc:  # noqa: BLE001 - any failure of a plugin must not break flambeau
+        if _isolation.is_user_interrupt(exc, since):
+            raise
         pm.unregister(plugin)
         record.fail(str(exc) if isinstance(exc, _PluginError) else f"{type(exc).__name__}: {exc}",
                     exc.__cause__ if isinstance(exc, _PluginError) and exc.__cause__ else exc)
@@ -162,9 +171,12 @@ def _call(pm: pluggy.PluginManager, plugin: Any, hook_name: str) -> Any:
     fn = _impl(pm, plugin, hook_name)
     if fn is None:
         return None
+    since = _isolation.mark()
     try:
         return fn()
-    except Exception as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt... from a hook are its failure
+        if _isolation.is_user_interrupt(exc, since):
+            raise
         raise _PluginError(f"{hook_name} raised {type(exc).__name__}: {exc}") from exc
 
 
@@ -270,10 +282,13 @@ def _commit(record: _discovery.PluginRecord, c: _Contribution) -> None:
 
 
 def _install_engine(engine: Any, record: _discovery.PluginRecord) -> None:
+    since = _isolation.mark()
     try:
         if hasattr(engine, "install"):
             engine.install()
-    except Exception as exc:  # noqa: BLE001 - autograd failing must leave the tensor library usable
+    except BaseException as exc:  # noqa: BLE001 - autograd failing must leave the tensor library usable
+        if _isolation.is_user_interrupt(exc, since):
+            raise
         record.fail(f"its autograd engine failed to install: {type(exc).__name__}: {exc}", exc)
         return
     _dispatch.set_autograd_engine(engine)
@@ -322,7 +337,8 @@ def load_backend(device_type: str) -> Any:
             )
         _loading_backends.add(device_type)
         try:
-            return _build_backend(device_type, record)
+            with _isolation.watching_sigint():
+                return _build_backend(device_type, record)
         finally:
             _loading_backends.discard(device_type)
 
@@ -337,6 +353,7 @@ def _build_backend(device_type: str, record: _discovery.PluginRecord) -> Any:
     factory = _discovery.load_entry_point(record)
     if factory is None:
         raise BackendUnavailable(_failed_message(record)) from record.error
+    since = _isolation.mark()
     try:
         backend = factory()
         if not isinstance(backend, Backend):
@@ -344,7 +361,9 @@ def _build_backend(device_type: str, record: _discovery.PluginRecord) -> Any:
         if backend.name != device_type:
             raise ValueError(f"the backend calls itself {backend.name!r}, but its entry point is {device_type!r}")
         table: KernelTable = build_table(backend, dict(backend.kernels()), record.distribution)
-    except Exception as exc:  # noqa: BLE001 - a broken backend must not break flambeau
+    except BaseException as exc:  # noqa: BLE001 - a broken backend must not break flambeau (nor exit it)
+        if _isolation.is_user_interrupt(exc, since):
+            raise
         record.fail(f"{type(exc).__name__}: {exc}", exc)
         raise BackendUnavailable(_failed_message(record)) from exc
     record.status = "loaded"

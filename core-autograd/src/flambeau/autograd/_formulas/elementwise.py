@@ -233,6 +233,9 @@ def formulas() -> dict[str, Formula]:
         "clamp": Formula(_clamp, save=("input", "min", "max")),
         "lerp": Formula(_lerp, save=("input", "end", "weight")),
     }
+    # a comparison's bool result carries no gradient; in place (``y.ge_(0)``) it reaches y's inputs as zeros
+    for name in ("eq", "ne", "lt", "le", "gt", "ge"):
+        table[name] = Formula(_zero_both)
     for name, (fn, save, result) in U.items():
         table[name] = Formula(_conjugated(fn) if name in _HOLOMORPHIC else fn, save=save, result=result)
     return table
