@@ -5,10 +5,10 @@
 """
 from __future__ import annotations
 
-from pkgutil import extend_path
+import pkgutil as _pkgutil
 
 # Other distributions ship flambeau/nn, flambeau/optim...: find them in plain and editable installs.
-__path__ = extend_path(__path__, __name__)
+__path__ = _pkgutil.extend_path(__path__, __name__)
 
 __version__ = "0.1.0"
 
@@ -61,9 +61,11 @@ def is_complex(input: Tensor) -> bool:
 
 def set_num_threads(n: int) -> None:
     """Set how many threads the CPU backend's kernels use."""
+    import builtins  # `int` here is flambeau.int (int32)
+
     from .plugins import loaded_backend
 
-    if not isinstance(n, builtins_int) or n < 1:
+    if not isinstance(n, builtins.int) or n < 1:
         raise RuntimeError(f"set_num_threads expects a positive integer, got {n}")
     loaded_backend("cpu").set_num_threads(n)
 
@@ -74,10 +76,6 @@ def get_num_threads() -> int:
 
     return loaded_backend("cpu").get_num_threads()
 
-
-import builtins as _builtins  # noqa: E402
-
-builtins_int = _builtins.int
 
 from .plugins import _loader  # noqa: E402
 from . import _methods  # noqa: E402
@@ -112,3 +110,6 @@ from .ops import _codecache  # noqa: E402
 
 _codecache.save()  # the generated functions' code objects, for the next import (see _codecache)
 del _codecache
+
+# The module's own imports are not flambeau's API (`torch.annotations` does not exist either).
+del annotations, _pkgutil
