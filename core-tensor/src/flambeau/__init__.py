@@ -106,10 +106,5 @@ from . import _api_other  # noqa: E402
 _api_other.install(__import__(__name__))  # einsum(eq, *operands), block_diag(*t), ger, chain_matmul
 del _loader
 
-from .ops import _codecache  # noqa: E402
-
-_codecache.save()  # the generated functions' code objects, for the next import (see _codecache)
-del _codecache
-
 # The module's own imports are not flambeau's API (`torch.annotations` does not exist either).
 del annotations, _pkgutil
