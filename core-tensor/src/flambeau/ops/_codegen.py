@@ -48,7 +48,7 @@ def _compile_one(source: str) -> CodeType:
     return next(c for c in module.co_consts if isinstance(c, CodeType))
 
 
-def _render_params(params: list[inspect.Parameter], add_out: bool) -> str:
+def _render_params(params: list[_Placeholder], add_out: bool) -> str:
     """The parameter list, without defaults: those are set on the function object
     (``__defaults__``/``__kwdefaults__``), so that ops differing only in defaults share a source."""
     parts, star_seen = [], False
@@ -64,9 +64,23 @@ def _render_params(params: list[inspect.Parameter], add_out: bool) -> str:
     return ", ".join(parts)
 
 
-def _placeholders(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
+class _Placeholder:
+    """A parameter under its placeholder name: what :func:`render` reads of an ``inspect.Parameter``
+    (made ~1000 times at import; ``Parameter.replace`` costs ten times more)."""
+
+    __slots__ = ("name", "kind", "default", "annotation")
+    empty = inspect.Parameter.empty
+    POSITIONAL_OR_KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
+
+    def __init__(self, index: int, param: inspect.Parameter) -> None:
+        self.name = f"_a{index}"
+        self.kind, self.default, self.annotation = param.kind, param.default, param.annotation
+
+
+def _placeholders(params: list[inspect.Parameter]) -> list[_Placeholder]:
     """``params`` renamed ``_a0, _a1...``: the names the source is written with."""
-    return [p.replace(name=f"_a{i}") for i, p in enumerate(params)]
+    return [_Placeholder(i, p) for i, p in enumerate(params)]
 
 
 def instantiate(source: str, names: dict[str, str], namespace: dict[str, Any], defaults: tuple | None = None,
@@ -244,7 +258,7 @@ def render(decl: OpDecl, inplace: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _zero_dim_lines(decl: OpDecl, params: list[inspect.Parameter], first: str | None, n: str,
+def _zero_dim_lines(decl: OpDecl, params: list[_Placeholder], first: str | None, n: str,
                     indent: str) -> list[str]:
     """For a ``zero_dim_common`` op, the check that casts a 0-d operand to the other's dtype: one
     identity test on the common path (same dtypes), the helper only when they differ."""
@@ -255,7 +269,7 @@ def _zero_dim_lines(decl: OpDecl, params: list[inspect.Parameter], first: str | 
     return [f"{indent}if {n}._dtype is not {first}._dtype{when}: {first}, {n} = _zero_dim_common({first}, {n})"]
 
 
-def _call_args(decl: OpDecl, params: list[inspect.Parameter], with_out: bool = True) -> str:
+def _call_args(decl: OpDecl, params: list[_Placeholder], with_out: bool = True) -> str:
     """The generated function's own arguments, written as a call passes them on (``a, b, alpha=alpha``);
     ``out=out`` too when the op has it and ``with_out`` (an in-place form has no ``out``)."""
     parts = [p.name if p.kind is p.POSITIONAL_OR_KEYWORD else f"{p.name}={p.name}" for p in params]
@@ -293,7 +307,7 @@ def _factory_lines(decl: OpDecl, alias: dict[str, str], args_tuple: str, natives
     ]
 
 
-def _compute_lines(decl: OpDecl, params: list[inspect.Parameter], args_tuple: str, natives_tuple: str,
+def _compute_lines(decl: OpDecl, params: list[_Placeholder], args_tuple: str, natives_tuple: str,
                    inplace: bool) -> list[str]:
     """``run_compute`` written out in the op's own function when the device has a kernel.
 
@@ -329,7 +343,7 @@ def _compute_lines(decl: OpDecl, params: list[inspect.Parameter], args_tuple: st
     ]
 
 
-def _view_lines(decl: OpDecl, params: list[inspect.Parameter], args_tuple: str, natives_tuple: str) -> list[str]:
+def _view_lines(decl: OpDecl, params: list[_Placeholder], args_tuple: str, natives_tuple: str) -> list[str]:
     """``run_view`` written out in the op's own function when the device has a kernel (a few
     percent of a small view op; the view's meta is most of the rest)."""
     base = params[0].name

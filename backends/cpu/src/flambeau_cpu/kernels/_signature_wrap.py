@@ -15,6 +15,7 @@ import inspect
 from typing import Any, Callable
 
 from flambeau.ops._codegen import instantiate
+from flambeau.ops._registry import code_parameters
 
 _PLAIN = inspect.Parameter.POSITIONAL_OR_KEYWORD
 
@@ -27,13 +28,18 @@ def with_signature(kernel: Callable[..., Any], body: str, namespace: dict[str, A
     ``{NAME}`` for the parameter NAME (the plain form only) and ``_kernel`` for the kernel.
     ``namespace`` gives the body's other names.
     """
-    params = list(inspect.signature(kernel).parameters.values())
+    fast = code_parameters(kernel)
+    if fast is not None:
+        plain = fast[0] if fast[3] else None
+    else:
+        params = list(inspect.signature(kernel).parameters.values())
+        plain = [p.name for p in params] if all(p.kind is _PLAIN and p.default is p.empty for p in params) else None
     names = {"_op": "run"}
     fields = {}
-    if all(p.kind is _PLAIN and p.default is p.empty for p in params):
-        names.update((f"_a{i}", p.name) for i, p in enumerate(params))
-        fields = {p.name: f"_a{i}" for i, p in enumerate(params)}
-        signature = args = ", ".join(f"_a{i}" for i in range(len(params)))
+    if plain is not None:
+        names.update((f"_a{i}", name) for i, name in enumerate(plain))
+        fields = {name: f"_a{i}" for i, name in enumerate(plain)}
+        signature = args = ", ".join(f"_a{i}" for i in range(len(plain)))
     else:
         signature, args = "*args, **kwargs", "*args, **kwargs"
     source = f"def _op({signature}):\n" + body.format(args=args, **fields)
