@@ -31,6 +31,13 @@ def test_templates_module_is_current():
             "flambeau/ops/_templates.py is not current: run `python -m flambeau.ops._write_templates`"
 
 
+def test_cached_sources_are_what_render_writes():
+    # build() reuses the source of an op equal in every field render reads (_render_key): a field
+    # render starts reading without joining the key shows here.
+    for name, fn in _ops():
+        assert fn._source == _codegen.render(fn._op, inplace=name != fn._op.name), name
+
+
 def test_core_ops_use_the_precompiled_templates():
     for name, fn in _ops():
         if fn._op.provider == CORE_DISTRIBUTION:
