@@ -128,31 +128,8 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         source = _SOURCES[key] = render(decl, inplace)
     name = decl.name + ("_" if inplace else "")
     real = decl.parameters
-    namespace = {
-        "_OP": decl,
-        "_T": _dispatch.tensor_class(),
-        "_type_error": _dispatch.type_error,
-        "_number_first": _dispatch.number_first,
-        "_zero_dim_common": _dispatch.zero_dim_common,
-        "_zero_dim_when": decl.zero_dim_common,
-        "_no_tensor_error": _dispatch.no_tensor_error,
-        "_unify": _dispatch.unify_devices,
-        "_factory_device": _dispatch.factory_device,
-        "_run_compute": _dispatch.run_compute,
-        "_run_view": _dispatch.run_view,
-        "_run_dynamic": _dispatch.run_dynamic,
-        "_TABLES": _dispatch.TABLES,
-        "_KC": {},
-        "_entry_for": _dispatch.kernel_entry,
-        "_new": object.__new__,
-        "_meta": decl.meta,
-        "_composite": decl.composite,
-        "_wrap": _dispatch.wrap,
-        "_finish": _dispatch.finish_compute,
-        "_into": _dispatch._run_into,
-        "_D": _dispatch,
-        "_DT": _dispatch._dtypes,
-    }
+    namespace = dict(_shared_namespace(), _OP=decl, _zero_dim_when=decl.zero_dim_common, _KC={}, _meta=decl.meta,
+                     _composite=decl.composite)
     names = {f"_a{i}": p.name for i, p in enumerate(real)}
     names[_NAME] = name
     positional = [p for p in real if p.kind is not p.KEYWORD_ONLY]
@@ -171,13 +148,43 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
 
 def _render_key(decl: OpDecl, inplace: bool) -> tuple:
     """Everything of ``decl`` that :func:`render` reads: ops equal in these have one source (~470
-    functions, ~200 keys). ``test_codegen_templates`` checks the cached sources against render."""
+    functions, ~250 keys). ``test_codegen_templates`` checks the cached sources against render."""
     zdc = decl.zero_dim_common
     return (decl.signature, decl.kind, inplace, bool(decl.number_first), bool(zdc), callable(zdc),
             decl.differentiable, decl.composite is not None)
 
 
 _SOURCES: dict[tuple, str] = {}
+
+
+def _shared_namespace() -> dict[str, Any]:
+    """The globals every op function shares (copied into each op's own namespace)."""
+    global _SHARED
+    if _SHARED is None:
+        _SHARED = {
+            "_T": _dispatch.tensor_class(),
+            "_type_error": _dispatch.type_error,
+            "_number_first": _dispatch.number_first,
+            "_zero_dim_common": _dispatch.zero_dim_common,
+            "_no_tensor_error": _dispatch.no_tensor_error,
+            "_unify": _dispatch.unify_devices,
+            "_factory_device": _dispatch.factory_device,
+            "_run_compute": _dispatch.run_compute,
+            "_run_view": _dispatch.run_view,
+            "_run_dynamic": _dispatch.run_dynamic,
+            "_TABLES": _dispatch.TABLES,
+            "_entry_for": _dispatch.kernel_entry,
+            "_new": object.__new__,
+            "_wrap": _dispatch.wrap,
+            "_finish": _dispatch.finish_compute,
+            "_into": _dispatch._run_into,
+            "_D": _dispatch,
+            "_DT": _dispatch._dtypes,
+        }
+    return _SHARED
+
+
+_SHARED: dict[str, Any] | None = None
 
 
 def render(decl: OpDecl, inplace: bool = False) -> str:
