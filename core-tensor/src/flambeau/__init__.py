@@ -95,9 +95,9 @@ _api_index_ops.install(__import__(__name__))
 from . import _api_pointwise  # noqa: E402
 
 _api_pointwise.install(__import__(__name__))
-from . import _api_reductions2  # noqa: E402
+from . import _api_statistics  # noqa: E402
 
-_api_reductions2.install(__import__(__name__))  # var(x, unbiased), median(x, dim), equal -> bool
+_api_statistics.install(__import__(__name__))  # var(x, unbiased), median(x, dim), equal -> bool
 from . import _api_linalg  # noqa: E402
 
 _api_linalg.install(__import__(__name__))  # flambeau.linalg, flambeau.fft, det/inverse/...
