@@ -1,65 +1,138 @@
-"""(e) ``import flambeau`` (core-tensor + the CPU backend) vs ``import torch`` and ``import numpy``.
+"""(e) ``import flambeau`` (core-tensor, the CPU backend, autograd, optim) vs ``import numpy``, in four conditions.
 
 Each sample is a fresh interpreter that times only its import statement (interpreter start-up
-excluded); the libraries alternate (flambeau, torch, numpy, flambeau, ...). ``import flambeau``
-includes numpy's own import and the plugin and backend load. Two clocks are reported: wall
-time, and the process's CPU time, which a busy neighbour on a shared machine disturbs less.
+excluded); flambeau and numpy alternate within each condition. ``import flambeau`` includes
+numpy's own import and the plugin and backend load. Two clocks: wall time, and the process's
+CPU time, which a busy neighbour on a shared machine disturbs less.
 
-Bytecode caching is left on, as for any installed package: ``PYTHONDONTWRITEBYTECODE`` is
-removed from the children's environment, so that ``.pyc`` files and flambeau's cache of its
-generated op functions (``flambeau/ops/_codecache.py``) are written once and then used.
+flambeau is imported from a plain install made for the benchmark (the four packages' files and
+``.dist-info`` folders copied from this repository and the current environment, then compiled
+to bytecode as pip does at install), run with ``python -S`` and that folder first on the path,
+so that the editable install's finders play no part:
+
+- ``normal``: bytecode written and read as usual (the install imported once before).
+- ``PYTHONDONTWRITEBYTECODE=1``: as tox, ``.ci/run`` and many container images set it; a copy of
+  the fresh install, never imported without the variable.
+- ``read-only install``: a fresh copy made read-only, imported by a process without the
+  ``CAP_DAC_OVERRIDE`` capability (``setpriv``), so that even root cannot write into it.
+- ``fresh install``: a new copy of the fresh install for every sample: its first import.
+
+numpy's own install is the same in every condition; it is timed in each condition's environment.
 """
 from __future__ import annotations
 
+import compileall
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
+import tempfile
 
 from _harness import Row
 
-SNIPPET = ("{pre}import time; w = time.perf_counter(); c = time.process_time(); import {m}; "
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SNIPPET = ("import time; w = time.perf_counter(); c = time.process_time(); import {m}; "
            "print(time.perf_counter() - w, time.process_time() - c)")
-#: A diagnostic row: flambeau with scipy (hence numpy) imported, untimed, first: what
-#: `import flambeau` costs beyond scipy, which the CPU backend's kernel modules import at load.
-SCIPY_PRELOADED = "flambeau, numpy+scipy preloaded"
+#: (distribution, what to copy: repository path -> install path)
+PACKAGES = (
+    ("flambeau-core-tensor", {"core-tensor/src/flambeau": "flambeau",
+                              "core-tensor/src/_flambeau_testing_plugin.py": "_flambeau_testing_plugin.py"}),
+    ("flambeau-core-autograd", {"core-autograd/src/flambeau/autograd": "flambeau/autograd"}),
+    ("flambeau-optim", {"optim/src/flambeau/optim": "flambeau/optim"}),
+    ("flambeau-backend-cpu", {"backends/cpu/src/flambeau_cpu": "flambeau_cpu"}),
+)
+CONDITIONS = ("normal", "PYTHONDONTWRITEBYTECODE=1", "read-only install", "fresh install")
+#: setpriv drops the capability that lets root write anywhere, so that file permissions apply to it too
+NO_OVERRIDE = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search",
+               "--inh-caps", "-dac_override,-dac_read_search"]
 
 
-def _env() -> dict:
+def _plain_install(dest: str) -> None:
+    """The four distributions as a plain pip install would leave them in ``dest``."""
+    from importlib import metadata
+
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for dist_name, files in PACKAGES:
+        for src, dst in files.items():
+            src, dst = os.path.join(ROOT, src), os.path.join(dest, dst)
+            if os.path.isdir(src):
+                shutil.copytree(src, dst, ignore=ignore, dirs_exist_ok=True)
+            else:
+                shutil.copy2(src, dst)
+        dist = metadata.distribution(dist_name)
+        info = os.path.join(dest, f"{dist_name.replace('-', '_')}-{dist.version}.dist-info")
+        os.makedirs(info)
+        for name in ("METADATA", "entry_points.txt", "top_level.txt"):
+            text = dist.read_text(name)
+            if text is not None:
+                with open(os.path.join(info, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+    compileall.compile_dir(dest, quiet=2)  # as pip does at install
+
+
+def _env(condition: str, install: str) -> dict:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    if condition == "PYTHONDONTWRITEBYTECODE=1":
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join([install, sysconfig.get_paths()["purelib"]])
     return env
 
 
-def _importable(module: str) -> bool:
-    return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0
-
-
-def _sample(label: str) -> tuple[float, float]:
-    module, pre = label, ""
-    if label == SCIPY_PRELOADED:
-        module, pre = "flambeau", "import scipy.special, scipy.linalg; "
-    out = subprocess.run([sys.executable, "-c", SNIPPET.format(m=module, pre=pre)], capture_output=True,
-                         text=True, check=True, env=_env())
+def _sample(module: str, condition: str, install: str) -> tuple[float, float]:
+    cmd = [sys.executable, "-S", "-c", SNIPPET.format(m=module)]
+    if condition == "read-only install":
+        cmd = NO_OVERRIDE + cmd
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=_env(condition, install))
     wall, cpu = out.stdout.strip().splitlines()[-1].split()
     return float(wall) * 1e3, float(cpu) * 1e3
 
 
+def _copy(pristine: str, dest: str, read_only: bool = False) -> str:
+    shutil.copytree(pristine, dest, symlinks=True)
+    if read_only:
+        for folder, dirs, files in os.walk(dest):
+            for name in dirs + files:
+                path = os.path.join(folder, name)
+                os.chmod(path, os.stat(path).st_mode & ~0o222)
+        os.chmod(dest, os.stat(dest).st_mode & ~0o222)
+    return dest
+
+
 def run(libs: list, quick: bool = False) -> list[Row]:
-    modules = [m for m in ("flambeau", "torch", "numpy") if m == "numpy" or _importable(m)]
-    if "flambeau" in modules and _importable("scipy.special, scipy.linalg"):
-        modules.insert(1, SCIPY_PRELOADED)
-    for module in modules:  # warm the bytecode caches and the OS file cache
-        _sample(module)
-    samples: dict[str, list[tuple[float, float]]] = {m: [] for m in modules}
-    for _ in range(5 if quick else 15):
-        for module in modules:
-            samples[module].append(_sample(module))
+    rounds = 5 if quick else 15
+    work = tempfile.mkdtemp(prefix="flambeau-bench-import-")
+    try:
+        pristine = os.path.join(work, "pristine")
+        _plain_install(pristine)
+        installs = {
+            "normal": _copy(pristine, os.path.join(work, "normal")),
+            "PYTHONDONTWRITEBYTECODE=1": _copy(pristine, os.path.join(work, "nowrite")),
+            "read-only install": _copy(pristine, os.path.join(work, "readonly"), read_only=True),
+        }
+        conditions = [c for c in CONDITIONS if c != "read-only install" or shutil.which("setpriv")]
+        _sample("flambeau", "normal", installs["normal"])  # imported once before: bytecode written
+        _sample("numpy", "normal", installs["normal"])  # warms the OS file cache
+        samples: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for i in range(rounds):
+            for condition in conditions:
+                install = installs.get(condition) or _copy(pristine, os.path.join(work, f"fresh{i}"))
+                for module in ("flambeau", "numpy"):
+                    samples.setdefault((condition, module), []).append(_sample(module, condition, install))
+    finally:
+        for folder, dirs, _ in os.walk(work):  # the read-only copy must be made writable to be removed
+            for name in dirs:
+                os.chmod(os.path.join(folder, name), 0o755)
+        shutil.rmtree(work, ignore_errors=True)
     rows = []
     for clock, index in (("wall", 0), ("cpu", 1)):
-        for label, values in samples.items():
+        for (condition, module), values in samples.items():
             v = [s[index] for s in values]
-            rows.append(Row(f"import, {clock} time", label, statistics.median(v), "ms", False, (min(v), max(v))))
+            rows.append(Row(f"import, {clock} time, {condition}", module, statistics.median(v), "ms", False,
+                            (min(v), max(v))))
     return rows
 
 

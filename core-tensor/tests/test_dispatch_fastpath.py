@@ -34,9 +34,9 @@ def engine(monkeypatch):
 
 
 def test_generated_compute_functions_inline_the_one_output_path():
-    source = FUNCTIONS["add"]._source
-    assert "_k(input._data, _n_other, alpha, out=_o)" in source
-    assert "_meta(input, other, alpha)" in source
+    source = FUNCTIONS["add"]._source  # written with placeholders: _a0 is input, _a1 other, _a2 alpha
+    assert "_k(_a0._data, _n__a1, _a2, out=_o)" in source
+    assert "_meta(_a0, _a1, _a2)" in source
     assert "return _into(_OP, _k, _dev" in FUNCTIONS["add_"]._source  # in-place: straight to _run_into
 
 

@@ -60,3 +60,13 @@ def test_quick_check_leaves_other_forms_to_packaging(spec):
 def test_prerelease_installed_version_is_left_to_packaging():
     assert _discovery._plainly_satisfied(">=0.1", "0.2.0rc1") is False
     assert _discovery._plainly_satisfied("", "0.2.0rc1") is True  # no specifier: any version
+
+
+def test_import_leaves_heavy_stdlib_modules_alone():
+    # importlib.metadata (with email, zipfile, tempfile, socket: ~25 ms), importlib.abc/resources and json
+    # were imported by `import flambeau` for a few entry points, a base class and a manifest.
+    code = ("import sys; import flambeau; "
+            "print(sorted(m for m in ('importlib.metadata', 'email', 'importlib.resources', 'importlib.abc', "
+            "'json', 'tempfile', 'zipfile') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -314,7 +314,7 @@ def test_diagonal_and_diag_embed_round_trip(rows, cols, batch, offset, data):
 def test_docstring_examples_run():
     import doctest
 
-    from flambeau._core_ops._shape_docs import DOCS
+    from flambeau._core_ops._docs_shape import DOCS
 
     for name, text in DOCS.items():
         test = doctest.DocTestParser().get_doctest(text, {"fb": fb}, name, None, 0)

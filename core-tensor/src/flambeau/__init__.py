@@ -5,10 +5,10 @@
 """
 from __future__ import annotations
 
-from pkgutil import extend_path
+import pkgutil as _pkgutil
 
 # Other distributions ship flambeau/nn, flambeau/optim...: find them in plain and editable installs.
-__path__ = extend_path(__path__, __name__)
+__path__ = _pkgutil.extend_path(__path__, __name__)
 
 __version__ = "0.1.0"
 
@@ -69,9 +69,11 @@ def is_complex(input: Tensor) -> bool:
 
 def set_num_threads(n: int) -> None:
     """Set how many threads the CPU backend's kernels use."""
+    import builtins  # `int` here is flambeau.int (int32)
+
     from .plugins import loaded_backend
 
-    if not isinstance(n, builtins_int) or n < 1:
+    if not isinstance(n, builtins.int) or n < 1:
         raise RuntimeError(f"set_num_threads expects a positive integer, got {n}")
     loaded_backend("cpu").set_num_threads(n)
 
@@ -82,10 +84,6 @@ def get_num_threads() -> int:
 
     return loaded_backend("cpu").get_num_threads()
 
-
-import builtins as _builtins  # noqa: E402
-
-builtins_int = _builtins.int
 
 from .plugins import _loader  # noqa: E402
 from . import _methods  # noqa: E402
@@ -105,9 +103,9 @@ _api_index_ops.install(__import__(__name__))
 from . import _api_pointwise  # noqa: E402
 
 _api_pointwise.install(__import__(__name__))
-from . import _api_reductions2  # noqa: E402
+from . import _api_statistics  # noqa: E402
 
-_api_reductions2.install(__import__(__name__))  # var(x, unbiased), median(x, dim), equal -> bool
+_api_statistics.install(__import__(__name__))  # var(x, unbiased), median(x, dim), equal -> bool
 from . import _api_linalg  # noqa: E402
 
 _api_linalg.install(__import__(__name__))  # flambeau.linalg, flambeau.fft, det/inverse/...
@@ -116,7 +114,5 @@ from . import _api_other  # noqa: E402
 _api_other.install(__import__(__name__))  # einsum(eq, *operands), block_diag(*t), ger, chain_matmul
 del _loader
 
-from .ops import _codecache  # noqa: E402
-
-_codecache.save()  # the generated functions' code objects, for the next import (see _codecache)
-del _codecache
+# The module's own imports are not flambeau's API (`torch.annotations` does not exist either).
+del annotations, _pkgutil

@@ -12,7 +12,7 @@ from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
 from ..ops.meta import fmt_shape, result_type, type_name
-from ._blas_other_docs import DOCS
+from ._docs_blas_other import DOCS
 from .shape import result_of
 
 

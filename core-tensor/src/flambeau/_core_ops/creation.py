@@ -103,7 +103,7 @@ def _meshgrid(tensors: Sequence[Tensor], indexing: Any = None) -> tuple:
 
 
 def declarations() -> list[OpDecl]:
-    from ._shape_docs import with_docs
+    from ._docs_shape import with_docs
 
     return with_docs([
         OpDecl("range", f"(start, end, step=1, {FACTORY_KW})", _range_meta, kind=FACTORY, method=False,

@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from ..ops._decl import OpDecl
 from ..ops.meta import broadcast_shapes, fmt_shape, type_name, wrap_dim
 from . import _contract
-from ._blas_other_docs import DOCS
+from ._docs_blas_other import DOCS
 from .shape import result_of
 
 

@@ -441,7 +441,7 @@ def _repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, outp
 
 
 def declarations() -> list[OpDecl]:
-    from ._shape_docs import with_docs
+    from ._docs_shape import with_docs
 
     return with_docs([
         OpDecl("cat", "(tensors: TensorList, dim=0)", _cat_meta, method=False,

@@ -82,7 +82,7 @@ def _triangle_meta(name: str):
 
 
 def declarations() -> list[OpDecl]:
-    from ._shape_docs import with_docs
+    from ._docs_shape import with_docs
 
     return with_docs([
         OpDecl("diagonal", "(input: Tensor, offset=0, dim1=0, dim2=1)", _diagonal_meta, kind=VIEW, composite=_diagonal,

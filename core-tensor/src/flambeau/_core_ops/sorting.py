@@ -7,7 +7,7 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
-from ._docs_reductions2 import DOCS
+from ._docs_statistics import DOCS
 from ..ops.meta import binary_result_type, broadcast, fmt_shape, reduced_shape, type_name, wrap_dim
 
 

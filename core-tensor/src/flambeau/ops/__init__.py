@@ -15,7 +15,6 @@ Kernel calling convention, for an op declared ``"(input: Tensor, other: TensorOr
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Callable
 
 from ..plugins._backend import CORE_API_VERSION
@@ -87,6 +86,8 @@ def manifest() -> dict[str, Any]:
 
 
 def manifest_json() -> str:
+    import json  # here, not at import: only `flambeau info`-like tools ask for it
+
     return json.dumps(manifest(), indent=2, sort_keys=True)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
+from types import FunctionType
 from typing import Any, Callable
 
 from ._decl import OpDecl
@@ -56,19 +57,54 @@ class _Tables(dict):
 TABLES = _Tables()
 
 
+_CO_VARARGS, _CO_VARKEYWORDS = inspect.CO_VARARGS, inspect.CO_VARKEYWORDS
+
+
+def code_parameters(fn: Callable[..., Any]) -> tuple[list[str], bool, bool, bool] | None:
+    """``(names, *args?, **kwargs?, plain)`` of a Python function's parameters, read from its code
+    object as ``inspect.signature`` would give them (``__wrapped__`` followed): ``names`` without
+    the ``*args``/``**kwargs`` ones; ``plain`` when all are positional-or-keyword without defaults.
+    None for anything else (a builtin, a partial, a ``__signature__``): ask ``inspect.signature``.
+    ~1 µs rather than ~25: ~480 kernels are checked or wrapped when the CPU backend loads."""
+    if type(fn) is not FunctionType:  # methods, partials, classes...: inspect's own rules
+        return None
+    while True:
+        if "__signature__" in getattr(fn, "__dict__", ()):
+            return None
+        wrapped = getattr(fn, "__wrapped__", None)
+        if wrapped is None:
+            break
+        fn = wrapped
+    if type(fn) is not FunctionType:
+        return None
+    code = fn.__code__
+    n = code.co_argcount + code.co_kwonlyargcount
+    names = list(code.co_varnames[:n])
+    varargs, varkw = bool(code.co_flags & _CO_VARARGS), bool(code.co_flags & _CO_VARKEYWORDS)
+    plain = not (varargs or varkw or code.co_kwonlyargcount or code.co_posonlyargcount or fn.__defaults__)
+    return names, varargs, varkw, plain
+
+
 def kernel_mismatch(decl: OpDecl, kernel: Callable[..., Any]) -> str | None:
     """Why a kernel's parameters do not fit its op's declaration; None when they do."""
-    try:
-        sig = inspect.signature(kernel)
-    except (TypeError, ValueError):  # a builtin without a signature: nothing to check
-        return None
-    params = list(sig.parameters.values())
-    if any(p.kind is p.VAR_POSITIONAL for p in params):
+    fast = code_parameters(kernel)
+    if fast is not None:
+        all_names, varargs, varkw, _ = fast
+    else:
+        try:
+            sig = inspect.signature(kernel)
+        except (TypeError, ValueError):  # a builtin without a signature: nothing to check
+            return None
+        params = list(sig.parameters.values())
+        all_names = [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
+        varkw = any(p.kind is p.VAR_KEYWORD for p in params)
+    if varargs:
         return None  # a generic kernel (*args) fits any op
-    names = [p.name for p in params if p.name != "out" and p.kind is not p.VAR_KEYWORD]
+    names = [name for name in all_names if name != "out"]
     if names != decl.param_names:
         return f"its parameters are ({', '.join(names)}) but the op declares ({', '.join(decl.param_names)})"
-    takes_out = "out" in sig.parameters or any(p.kind is p.VAR_KEYWORD for p in params)
+    takes_out = "out" in all_names or varkw
     if decl.returns_out and not takes_out:
         return "it must take the keyword argument 'out' (a compute op's preallocated output)"
     return None

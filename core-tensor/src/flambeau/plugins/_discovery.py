@@ -6,11 +6,13 @@ import re
 import traceback
 import warnings
 from dataclasses import dataclass, field
-from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import _isolation
+from . import _entry_points, _isolation
 from ._backend import CORE_API_VERSION
+
+if TYPE_CHECKING:  # the objects are _entry_points' (importlib.metadata's where it must read them)
+    from importlib import metadata
 
 PLUGIN_GROUP = "flambeau"
 BACKEND_GROUP = "flambeau.backends"
@@ -91,10 +93,13 @@ def distribution_version(dist: metadata.Distribution | None) -> str:
 
 
 def core_version() -> str:
-    try:
-        return metadata.version(CORE_DISTRIBUTION)
-    except metadata.PackageNotFoundError:  # running from a source tree
-        return CORE_API_VERSION + ".0"
+    global _core_version
+    if _core_version is None:  # read once: every plugin's requirement is checked against it
+        _core_version = _entry_points.version(CORE_DISTRIBUTION) or CORE_API_VERSION + ".0"  # None: a source tree
+    return _core_version
+
+
+_core_version: str | None = None
 
 
 #: A requirement's project name, as packaging reads it (PEP 508).
@@ -186,7 +191,7 @@ def scan() -> tuple[list[PluginRecord], list[PluginRecord]]:
     """
     plugins, backends = [], []
     disabled = disabled_plugins()
-    everything = metadata.entry_points()  # one scan of installed metadata for both groups
+    everything = _entry_points.entry_points()  # one scan of installed metadata for both groups
     eps = [*everything.select(group=PLUGIN_GROUP), *everything.select(group=BACKEND_GROUP)]
     for ep in eps:
         dist = ep.dist

@@ -93,7 +93,7 @@ _WRAPPING_BODY = """\
     try:
         return _kernel({args})
     except OverflowError as _wrap_error:  # (a name no kernel parameter has: `as` unbinds it)
-        input, other = _wrapped_operands(_wrap_error, (input, other))
+        {input}, {other} = _wrapped_operands(_wrap_error, ({input}, {other}))
     return _kernel({args})
 """
 

@@ -227,7 +227,7 @@ def test_reductions_property(shape, data):
 
 
 def test_docstring_examples_hold():
-    from flambeau._core_ops._docs_reductions2 import DOCS
+    from flambeau._core_ops._docs_statistics import DOCS
 
     for name, doc in DOCS.items():
         example = doc.split("Example::", 1)[1].strip("\n").splitlines()

@@ -1,4 +1,4 @@
-"""PyTorch-style docstrings of the reductions2 and sorting ops (Args, Shape, Example).
+"""PyTorch-style docstrings of the statistics and sorting ops (Args, Shape, Example).
 
 The example outputs were produced by flambeau itself and are checked by the unit tests.
 """

@@ -5,7 +5,7 @@ matrix, row-wise, and one 1M-element row: throughput in M elements/s). flambeau,
 imports, PyTorch run interleaved, each with 2 threads. numpy has no stable-index sort or topk of its
 own; its rows are ``np.sort`` (values only, unstable) and ``np.argpartition`` + ``np.sort`` of the k.
 
-    python benchmarks/bench_reductions2.py [--quick]
+    python benchmarks/bench_statistics.py [--quick]
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 nansum/nanmean, var/std (and their ``_mean`` pairs), aminmax, median/nanmedian, mode,
 quantile/nanquantile, logsumexp, norm, dist, count_nonzero, the cumulative ops, unique,
 bincount and histc. The overloaded Python forms (``var(x, unbiased)``, ``median(x, dim)``)
-live in :mod:`flambeau._api_reductions2`.
+live in :mod:`flambeau._api_statistics`.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
-from ._docs_reductions2 import DOCS
+from ._docs_statistics import DOCS
 from ..ops.meta import broadcast, reduced_shape, reduction_dims, reduction_shape, type_name, wrap_dim
 from .reductions import _check_nonempty
 
