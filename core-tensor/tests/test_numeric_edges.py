@@ -1,0 +1,171 @@
+"""Numeric edge cases that return PyTorch's answers (issue 11): huge triangle diagonals, lcm/gcd
+past the dtype's range, sign of NaN, floor division by infinities, integer division by zero on
+empty results, half-precision norms. References are worked out by hand (comments) or Python's
+own arithmetic, which PyTorch follows."""
+from __future__ import annotations
+
+import math
+
+import flambeau as fb
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+# -- tril / triu with diagonals near the ends of int64 ---------------------------------------
+
+@pytest.mark.parametrize("diagonal,tril_keeps,triu_keeps", [
+    (INT64_MAX, 9, 0), (INT64_MAX - 1, 9, 0), (INT64_MIN, 0, 9), (INT64_MIN + 1, 0, 9), (2 ** 62, 9, 0),
+])
+def test_triangles_with_huge_diagonals(diagonal, tril_keeps, triu_keeps):
+    x = fb.ones(3, 3)
+    assert x.tril(diagonal).sum().item() == tril_keeps
+    assert x.triu(diagonal).sum().item() == triu_keeps
+    big = fb.ones(2, 200, 200)  # the C++ path (above its grain) as well as numpy's
+    assert big.tril(diagonal).sum().item() == tril_keeps / 9 * big.numel()
+    assert fb.ones(3, 3).tril_(diagonal).sum().item() == tril_keeps
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 5), cols=st.integers(1, 5), k=st.integers(INT64_MIN, INT64_MAX),
+       lower=st.booleans())
+def test_triangle_matches_numpy_for_every_int64_diagonal(rows, cols, k, lower):
+    a = np.arange(rows * cols, dtype=np.float64).reshape(rows, cols) + 1
+    # numpy's tri takes the diagonal as an int64 too, but clamping it is exact: past -rows or cols
+    # every element is in (or out)
+    clamped = min(max(k, -rows - 1), cols + 1)
+    want = np.tril(a, clamped) if lower else np.triu(a, clamped)
+    got = (fb.tensor(a).tril(k) if lower else fb.tensor(a).triu(k)).numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_triangle_diagonal_past_int64_is_refused():
+    for k in (2 ** 63, INT64_MIN - 1):
+        with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+            fb.ones(3, 3).tril(k)
+        with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+            fb.ones(3, 3).triu(k)
+
+
+# -- lcm / gcd --------------------------------------------------------------------------------
+
+def test_lcm_wraps_as_pytorch():
+    # |a / gcd * b| in int64, wrapping like C: 3 * 2**61 * 5 wraps to -2**61, abs gives 2**61
+    got = fb.lcm(fb.tensor([3 * 2 ** 61, 2 ** 40, INT64_MIN, INT64_MIN, 0]),
+                 fb.tensor([5, 3 * 2 ** 40, 0, INT64_MIN, INT64_MIN]))
+    assert got.tolist() == [2 ** 61, 3 * 2 ** 40, 0, INT64_MIN, 0]
+    # narrower dtypes compute in int and wrap into the dtype: 127 * 2 = 254 -> -2; 100 * 3 = 300 -> 44
+    got8 = fb.lcm(fb.tensor([100, -7, 50, 127], dtype=fb.int8), fb.tensor([3, 3, 5, 2], dtype=fb.int8))
+    assert got8.tolist() == [44, 21, 50, -2]
+
+
+def test_gcd_at_the_minimum_as_pytorch():
+    # |min| wraps to min; C's remainder keeps the dividend's sign: gcd(-128, -118) = -2 in int8
+    assert fb.gcd(fb.tensor([-128, 87, -128], dtype=fb.int8), fb.tensor([-118, -128, 0], dtype=fb.int8)).tolist() \
+        == [-2, -1, -128]
+    assert fb.gcd(fb.tensor([INT64_MIN, INT64_MIN, -7]), fb.tensor([0, -1, INT64_MIN])).tolist() == [INT64_MIN, 1, -1]
+    a = fb.tensor([-128, 6], dtype=fb.int8)
+    a.gcd_(fb.tensor([-118, 4], dtype=fb.int8))  # in place: out is input
+    assert a.tolist() == [-2, 2]
+
+
+# -- sign / sgn of NaN -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [fb.float32, fb.float64, fb.float16, fb.bfloat16])
+def test_sign_of_nan_is_zero(dtype):
+    x = fb.tensor([math.nan, -math.nan, 1.0, -2.0, -0.0, math.inf], dtype=dtype)
+    assert x.sign().tolist() == [0.0, 0.0, 1.0, -1.0, 0.0, 1.0]
+    assert x.sgn().tolist() == [0.0, 0.0, 1.0, -1.0, 0.0, 1.0]
+    big = fb.full((40000,), math.nan, dtype=dtype)
+    assert big.sign().abs().sum().item() == 0
+
+
+def test_sgn_of_complex_nan_and_inf():
+    got = fb.tensor([complex(math.nan, 0), complex(0, math.nan), complex(math.inf, 1), 0j, 3 + 4j]).sgn().tolist()
+    assert all(math.isnan(z.real) and math.isnan(z.imag) for z in got[:3])  # z / |z|
+    assert got[3] == 0 and got[4] == pytest.approx(0.6 + 0.8j)
+
+
+# -- floor division and remainders with infinities -------------------------------------------
+
+INF = math.inf
+FLOOR_PAIRS = [(-1.0, INF), (INF, 2.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 0.0), (5.0, -INF), (-5.0, -INF), (7.0, 2.0),
+               (-7.0, 2.0), (-INF, INF), (math.nan, 1.0), (1e308, 1e-308)]
+
+
+def _python_floordiv(a: float, b: float) -> float:
+    """Python's float // (PyTorch's too), division by zero as IEEE a / b."""
+    if b == 0:
+        return math.copysign(INF, a) * math.copysign(1, b) if a != 0 and not math.isnan(a) else math.nan
+    return a // b
+
+
+def _python_remainder(a: float, b: float) -> float:
+    return math.nan if b == 0 else a % b
+
+
+@pytest.mark.parametrize("dtype", [fb.float32, fb.float64])
+def test_floor_division_with_infinities(dtype):
+    a = fb.tensor([p[0] for p in FLOOR_PAIRS], dtype=dtype)
+    b = fb.tensor([p[1] for p in FLOOR_PAIRS], dtype=dtype)
+    want = [_python_floordiv(float(x), float(y)) for x, y in zip(a.tolist(), b.tolist())]
+    for got in (a // b, fb.floor_divide(a, b), fb.div(a, b, rounding_mode="floor"), a.clone().floor_divide_(b)):
+        np.testing.assert_array_equal(got.numpy(), np.array(want, dtype=got.numpy().dtype))
+    assert math.copysign(1, (fb.tensor([-1.0]) // fb.tensor([INF])).item()) == -1  # -1, not -0
+    rem = [_python_remainder(float(x), float(y)) for x, y in zip(a.tolist(), b.tolist())]
+    np.testing.assert_array_equal(fb.remainder(a, b).numpy(), np.array(rem, dtype=a.numpy().dtype))
+    fmod = [math.nan if y == 0 or math.isinf(x) else math.fmod(x, y) for x, y in zip(a.tolist(), b.tolist())]
+    np.testing.assert_array_equal(fb.fmod(a, b).numpy(), np.array(fmod, dtype=a.numpy().dtype))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.floats(allow_nan=True), st.floats(allow_nan=True)), min_size=1, max_size=8))
+def test_floor_division_is_python_s(pairs):
+    a = fb.tensor([p[0] for p in pairs], dtype=fb.float64)
+    b = fb.tensor([p[1] for p in pairs], dtype=fb.float64)
+    want = np.array([_python_floordiv(x, y) if not (math.isnan(x) or math.isnan(y)) else math.nan
+                     for x, y in pairs])
+    np.testing.assert_array_equal((a // b).numpy(), want)
+
+
+def test_half_floor_division_with_infinities():
+    for dtype in (fb.float16, fb.bfloat16):
+        got = fb.tensor([-1.0, INF, 7.0], dtype=dtype) // fb.tensor([INF, 2.0, 2.0], dtype=dtype)
+        assert got.dtype is dtype
+        np.testing.assert_array_equal(got.float().numpy(), np.array([-1.0, np.nan, 3.0], np.float32))
+
+
+# -- integer division by zero: an empty result divides nothing ----------------------------------
+
+@pytest.mark.parametrize("op", ["floor_divide", "remainder", "fmod", "div_floor", "div_trunc"])
+def test_integer_division_by_zero_on_empty_results(op):
+    def call(a, b):
+        if op.startswith("div_"):
+            return fb.div(a, b, rounding_mode=op[4:])
+        return getattr(fb, op)(a, b)
+    empty = fb.ones(0, dtype=fb.int64)
+    assert tuple(call(empty, 0).shape) == (0,)
+    assert tuple(call(fb.ones(0, 3, dtype=fb.int64), fb.tensor([0, 1, 0])).shape) == (0, 3)
+    assert tuple(call(empty, fb.zeros(0, dtype=fb.int64)).shape) == (0,)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        call(fb.ones(2, dtype=fb.int64), 0)
+
+
+# -- half-precision norms ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [fb.float16, fb.bfloat16])
+def test_half_norms_work_and_accumulate_in_float32(dtype):
+    x = fb.ones(3000, dtype=dtype)
+    v = fb.linalg.vector_norm(x)
+    assert v.dtype is dtype and v.item() == pytest.approx(math.sqrt(3000), rel=8e-3)
+    assert fb.linalg.norm(x).item() == pytest.approx(math.sqrt(3000), rel=8e-3)
+    assert fb.linalg.matrix_norm(fb.ones(30, 30, dtype=dtype)).item() == 30
+    n = fb.tensor(3000.0, dtype=dtype).item()  # 3000 rounded once (bfloat16: 3008)
+    assert fb.linalg.matrix_norm(fb.ones(3000, 2, dtype=dtype), 1).item() == n
+    assert fb.linalg.vecdot(x, x).item() == n
+    for ord in ("nuc", 2, -2):  # these need an SVD: refused for half types, as in PyTorch
+        with pytest.raises(RuntimeError, match="linalg.matrix_norm: Low precision dtypes not supported"):
+            fb.linalg.matrix_norm(fb.ones(3, 3, dtype=dtype), ord)
