@@ -169,3 +169,63 @@ def test_half_norms_work_and_accumulate_in_float32(dtype):
     for ord in ("nuc", 2, -2):  # these need an SVD: refused for half types, as in PyTorch
         with pytest.raises(RuntimeError, match="linalg.matrix_norm: Low precision dtypes not supported"):
             fb.linalg.matrix_norm(fb.ones(3, 3, dtype=dtype), ord)
+
+
+# -- Python ints outside a tensor's dtype ------------------------------------------------------
+
+INT_DTYPES = [fb.uint8, fb.int8, fb.int16, fb.int32, fb.int64]
+
+
+def _wrapped(value: int, dtype: fb.dtype) -> int:
+    bits = dtype.itemsize * 8
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if dtype.is_signed and value >> (bits - 1) else value
+
+
+def _fits(value: int, dtype: fb.dtype) -> bool:
+    bits = dtype.itemsize * 8
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype.is_signed else (-(1 << bits) + 1, (1 << bits) - 1)
+    return low <= value <= high
+
+
+@settings(max_examples=150, deadline=None)
+@given(dtype=st.sampled_from(INT_DTYPES), value=st.integers(-2 ** 63, 2 ** 64 - 1) | st.integers(-300, 70000),
+       size=st.sampled_from([4, 40000]))
+def test_python_ints_outside_the_dtype_wrap_or_are_refused_as_in_pytorch(dtype, value, size):
+    """Arithmetic, bitwise and comparison operands wrap into the dtype; stored values (fills,
+    clamp bounds, alpha/beta) are refused with PyTorch's RuntimeError; numpy's OverflowError never
+    shows (sizes below and above the C++ kernels' grain)."""
+    x = fb.arange(size, dtype=fb.int64).remainder(7).to(dtype)
+    xs = [int(v) for v in x[:3].tolist()]
+    w = _wrapped(value, dtype)  # (past int64, PyTorch reads the int as a uint64: the same bits)
+    checks = {
+        "add": (lambda: x + value, lambda a: _wrapped(a + w, dtype)),
+        "radd": (lambda: value + x, lambda a: _wrapped(a + w, dtype)),
+        "sub": (lambda: x - value, lambda a: _wrapped(a - w, dtype)),
+        "rsub": (lambda: value - x, lambda a: _wrapped(w - a, dtype)),
+        "mul": (lambda: x * value, lambda a: _wrapped(a * w, dtype)),
+        "and": (lambda: x & value, lambda a: _wrapped(a & w, dtype)),
+        "or": (lambda: x | value, lambda a: _wrapped(a | w, dtype)),
+        "xor": (lambda: x ^ value, lambda a: _wrapped(a ^ w, dtype)),
+        "eq": (lambda: x == value, lambda a: a == w),
+        "lt": (lambda: x < value, lambda a: a < w),
+        "ge": (lambda: x >= value, lambda a: a >= w),
+        "iadd": (lambda: x.clone().add_(value), lambda a: _wrapped(a + w, dtype)),
+    }
+    for name, (call, ref) in checks.items():
+        got = call()
+        assert got[:3].tolist() == [ref(a) for a in xs], name
+    stores = {
+        "fill_": lambda: x.clone().fill_(value),
+        "full_like": lambda: fb.full_like(x, value),
+        "masked_fill": lambda: x.masked_fill(x > 2, value),
+        "clamp": lambda: x.clamp(max=value) if value >= 0 else x.clamp(min=value),
+        "where": lambda: fb.where(x > 2, x, value),
+        "addmm beta": lambda: fb.addmm(x[:4].reshape(2, 2), x[:4].reshape(2, 2), x[:4].reshape(2, 2), beta=value),
+    }
+    for name, call in stores.items():
+        if _fits(value, dtype):
+            call()
+        else:
+            with pytest.raises(RuntimeError, match="without overflow"):
+                call()

@@ -134,6 +134,7 @@ def minimum(input, other, out):
     np.minimum(input, other, out=out, casting="unsafe")
 
 
+@quiet  # a float scalar past a half type's range becomes inf, quietly, as in PyTorch
 def where(condition, input, other, out):
     np.copyto(out, np.where(condition, input, other), casting="unsafe")
 
