@@ -105,6 +105,9 @@ def stack(tensors, dim, out):
 
 
 def flip(input, dims, out):
+    if input.ndim == 0:  # dim 0 / -1 of a 0-d tensor (the meta function took them): nothing to reverse
+        _copy(out, input)
+        return
     # A reversed-slice view copied into out: cheaper than np.flip's axis normalisation.
     index: list[Any] = [slice(None)] * input.ndim
     for d in (dims if dims.__class__ in (tuple, list) else _ints(dims)):
