@@ -229,3 +229,49 @@ def test_python_ints_outside_the_dtype_wrap_or_are_refused_as_in_pytorch(dtype, 
         else:
             with pytest.raises(RuntimeError, match="without overflow"):
                 call()
+
+
+# -- numpy's words do not leak out of allocations and samplers -----------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda: fb.empty(2 ** 62), lambda: fb.zeros(2 ** 62), lambda: fb.ones(2 ** 61, dtype=fb.float64),
+    lambda: fb.full((2 ** 62,), 1.0), lambda: fb.empty(2 ** 40, 2 ** 40), lambda: fb.arange(2 ** 62),
+    lambda: fb.randn(2 ** 62), lambda: fb.ones(3).new_empty(2 ** 62), lambda: fb.empty(2 ** 62, 0),
+], ids=["empty", "zeros", "ones", "full", "2d", "arange", "randn", "new_empty", "with-zero"])
+def test_too_large_allocations_raise_pytorch_s_error(make):
+    with pytest.raises(RuntimeError, match=r"^Storage size calculation overflowed with sizes=\["):
+        make()
+
+
+def test_allocation_past_memory_raises_pytorch_s_error():
+    with pytest.raises(RuntimeError, match="DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                                           "4611686018427387904 bytes"):
+        fb.empty(2 ** 62, dtype=fb.uint8)
+
+
+@pytest.mark.parametrize("size", [2 ** 63, 2 ** 64, 10 ** 30])
+def test_sizes_past_int64_are_refused_by_the_argument_parser(size):
+    with pytest.raises(TypeError, match="argument 'size' failed to unpack the object at pos 1 with error "
+                                        "\"Overflow when unpacking long long\""):
+        fb.empty(size)
+    with pytest.raises(TypeError, match="at pos 2"):
+        fb.zeros(1, size)
+
+
+def test_numpy_s_limits_are_named_in_flambeau_s_words():
+    with pytest.raises(RuntimeError, match=r"at most 64 dimensions \(numpy's limit\), got 65"):
+        fb.empty([1] * 65)
+    with pytest.raises(RuntimeError, match=r"at most 64 dimensions \(numpy's limit\), got 70"):
+        fb.ones(1).reshape([1] * 70)
+    with pytest.raises(RuntimeError, match="numpy's limit; PyTorch allows it"):
+        fb.ones(1).expand(2 ** 62)
+    assert fb.empty([1] * 64).dim() == 64
+
+
+def test_poisson_with_huge_rates_gives_pytorch_s_answer():
+    # PyTorch samples into an int64 that overflows past numpy's largest rate: -2**63 as a float
+    got = fb.poisson(fb.tensor([1e30, 1e20, float("inf"), 0.0, 4.0], dtype=fb.float64)).tolist()
+    assert got[:3] == [float(-2 ** 63)] * 3 and got[3] == 0.0 and got[4] >= 0
+    assert fb.poisson(fb.tensor([1e10])).item() == pytest.approx(1e10, rel=1e-3)
+    with pytest.raises(RuntimeError, match="invalid Poisson rate"):
+        fb.poisson(fb.tensor([float("nan")]))
