@@ -229,6 +229,7 @@ def test_python_ints_outside_the_dtype_wrap_or_are_refused_as_in_pytorch(dtype, 
         else:
             with pytest.raises(RuntimeError, match="without overflow"):
                 call()
+                pytest.fail(f"{name} took {value} for {dtype}")
 
 
 # -- numpy's words do not leak out of allocations and samplers -----------------------------------
