@@ -6,7 +6,8 @@ matrix (a 1M row would overflow float16, and the slow cast to inf would be all o
 ``mm`` of two 256x256 float16 matrices (flambeau and PyTorch accumulate in float32; numpy's
 float16 ``sum`` along a contiguous row does too, its ``cumsum`` and matrix product do not, and
 numpy has no bfloat16 of its own: its bfloat16 rows are ml_dtypes'), and a 1-element float32
-``sum`` and a 4x4 float32 ``mm`` (per-call overhead). flambeau, numpy and, when it imports, PyTorch run interleaved, each with 2 threads.
+``sum`` and a 4x4 float32 ``mm`` (per-call overhead). flambeau, numpy and, when it imports,
+PyTorch run interleaved, each with 2 threads.
 
     python benchmarks/bench_half.py [--quick]
 """
