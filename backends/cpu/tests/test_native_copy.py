@@ -158,3 +158,16 @@ def test_copy_many_checks_every_pair_before_copying():
     assert _C.copy_many([out[:, :3], out[:, 3:]], [np.ones((2, 3)), out[:, :3]]) is False  # src is an out
     with pytest.raises(ValueError):
         _C.copy_many([out], [])
+
+
+@pytest.mark.parametrize("diagonal", [2 ** 63 - 1, -2 ** 63, 2 ** 62, -2 ** 62 - 7])
+def test_triangle_into_clamps_extreme_diagonals(diagonal):
+    # row + diagonal must not overflow int64 inside the C++ loop (it wrapped to the opposite answer)
+    from flambeau_cpu._C import triangle_into
+
+    src = np.arange(1.0, 13.0).reshape(3, 4)
+    for lower in (True, False):
+        out = np.empty_like(src)
+        assert triangle_into(out, src, diagonal, lower)
+        clamped = min(max(diagonal, -4), 5)
+        np.testing.assert_array_equal(out, np.tril(src, clamped) if lower else np.triu(src, clamped))

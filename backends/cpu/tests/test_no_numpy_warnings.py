@@ -216,3 +216,62 @@ def test_threads_share_the_small_path():
     for t in threads:
         t.join()
     assert not errors, errors[:1]
+
+
+def _outcome(name: str, x: fb.Tensor):
+    """What ``name`` on ``x`` gives: its results as host arrays, or the type of its error."""
+    decl = OPS[name]
+    args = []
+    for i, p in enumerate(p for p in decl.parameters if p.default is p.empty):
+        operand = x if i == 0 else x.flip(-1)
+        args.append([x, operand] if tensor_kind(p) == TENSOR_LIST else operand)
+    try:
+        result = FUNCTIONS[name](*args)
+    except RuntimeWarning:
+        raise
+    except Exception as e:  # dtype or shape refused: it must be refused the same way in both modes
+        return type(e).__name__
+    results = result if isinstance(result, (tuple, list)) else (result,)
+    return [r.float().numpy() if r.dtype in (fb.float16, fb.bfloat16) else r.numpy()
+            for r in results if isinstance(r, fb.Tensor)]
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return len(a) == len(b) and all(x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind in "fc")
+                                    for x, y in zip(a, b))
+
+
+# The accumulating ops and the C++ elementwise paths, also run past the C++ kernels' grain (the
+# sweep above stays small: some tensor-only ops grow quadratically, kron, cdist, outer...).
+LARGE_SWEEP = ["sum", "mean", "prod", "nansum", "nanmean", "var", "std", "norm", "logsumexp", "cumsum", "cumprod",
+               "logcumsumexp", "dot", "vdot", "matmul", "add", "sub", "mul", "div", "exp", "log", "sqrt", "sign", "sgn",
+               "floor_divide", "remainder", "fmod", "float_power", "ldexp", "sinc", "dist", "maximum", "minimum"]
+
+
+@pytest.mark.parametrize("dtype", [fb.float32, fb.float16, fb.bfloat16], ids=str)
+@pytest.mark.parametrize("n", [12, GRAIN + 4])
+def test_sweep_under_warnings_as_errors(dtype, n):
+    """The sweep as a user's test suite runs it, warnings as errors: nothing raises a RuntimeWarning,
+    and no kernel takes another path (a warning turned error and caught inside) to another result."""
+    x = special(dtype, n)
+    names = _tensor_only_ops() if n < GRAIN else [m for m in LARGE_SWEEP if m in OPS]
+    found = {}
+    for name in names:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fb.manual_seed(0)  # the random ops draw the same values in both runs
+            quiet = _outcome(name, x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PyTorch's own UserWarnings (cross's default dim) stay
+            warnings.simplefilter("error", RuntimeWarning)
+            fb.manual_seed(0)
+            try:
+                strict = _outcome(name, x)
+            except RuntimeWarning as w:
+                found[name] = f"RuntimeWarning: {w}"
+                continue
+        if not _same(quiet, strict):
+            found[name] = f"{quiet!r:.80} vs {strict!r:.80}"
+    assert not found, found

@@ -380,7 +380,10 @@ def _size_args(name: str, size: tuple, keyword: Any = None) -> tuple[int, ...]:
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos} with error "
                             f"\"type must be tuple of ints,but got {type(s).__name__}\"")
     shape = tuple(int(s) for s in size)
-    for s in shape:
+    for pos, s in enumerate(shape, 1):
+        if s >= 1 << 63:  # PyTorch's argument parser reads sizes as int64
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos} with error "
+                            "\"Overflow when unpacking long long\"")
         if s < 0:
             if name == "zeros":
                 raise RuntimeError("zeros: Dimension size must be non-negative.")

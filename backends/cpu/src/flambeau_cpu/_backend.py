@@ -14,6 +14,19 @@ from . import _random, _storage
 _np_empty = np.empty
 
 
+def allocation_error(shape: tuple[int, ...], dtype: _dtypes.dtype, exc: BaseException) -> Exception:
+    """PyTorch's error for a tensor numpy could not allocate (numpy's own words name its internals)."""
+    if isinstance(exc, MemoryError):
+        nbytes = dtype.itemsize
+        for s in shape:
+            nbytes *= s
+        return RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes. "
+                            "Error code 12 (Cannot allocate memory)")
+    if len(shape) > 64:  # numpy's limit, which PyTorch does not have: say so rather than pretend
+        return RuntimeError(f"flambeau's CPU backend supports at most 64 dimensions (numpy's limit), got {len(shape)}")
+    return RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+
+
 class CpuBackend(Backend):
     """Tensors in host memory, held as numpy arrays."""
 
@@ -29,12 +42,15 @@ class CpuBackend(Backend):
 
     def empty(self, shape: tuple[int, ...], dtype: _dtypes.dtype, device: Any) -> np.ndarray:
         np_dtype = dtype._np
-        return _np_empty(shape, np_dtype if np_dtype is not None else dtype.numpy_dtype)
+        try:  # (a try costs nothing until it raises: this runs for every op's result)
+            return _np_empty(shape, np_dtype if np_dtype is not None else dtype.numpy_dtype)
+        except (ValueError, MemoryError, OverflowError) as exc:
+            raise allocation_error(shape, dtype, exc) from None
 
     def full(self, shape, fill_value, dtype, device):
         if hasattr(fill_value, "_data"):
             fill_value = fill_value.item()
-        out = np.empty(shape, dtype.numpy_dtype)
+        out = self.empty(shape, dtype, device)
         out.fill(fill_value)
         return out
 

@@ -8,12 +8,13 @@ from .._tensor import Tensor
 from ..ops.meta import type_name
 
 
-def check_float(op: str, A: Tensor, name: str = "input") -> None:
-    """Linear algebra runs on float32/float64 and the complex types only."""
+def check_float(op: str, A: Tensor, name: str = "input", low_precision: bool = False) -> None:
+    """Linear algebra runs on float32/float64 and the complex types only; the norms and vecdot
+    (``low_precision``) on float16 and bfloat16 too, accumulating in float32, as in PyTorch."""
     d = A._dtype
     if d._category < _dtypes._FLOAT:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as {name}. Got {type_name(d)}")
-    if d.itemsize < 4 or (d._category == _dtypes._COMPLEX and d.itemsize < 8):
+    if not low_precision and d.itemsize < 4 or (d._category == _dtypes._COMPLEX and d.itemsize < 8):
         raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {type_name(d)}")
 
 

@@ -31,9 +31,11 @@ def _matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool
                  dtype: Any = None) -> Tensor:
     op = "linalg.matrix_norm"
     check_matrix(op, A)
-    check_float(op, A)
+    check_float(op, A, low_precision=True)
     if ord not in _MATRIX_ORDS or isinstance(ord, bool):
         raise RuntimeError(f"{op}: Order {ord} not supported.")
+    if ord in ("nuc", 2, -2):  # from the singular values: no float16/bfloat16 SVD, as in PyTorch
+        check_float(op, A)
     if not isinstance(dim, (tuple, list)) or len(dim) != 2:
         raise RuntimeError(f"{op}: dim must be a 2-tuple. Got {dim}")
     d0, d1 = wrap_dim(dim[0], A._data.ndim), wrap_dim(dim[1], A._data.ndim)
@@ -82,7 +84,7 @@ def _norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, dt
 
 def _vecdot(x: Tensor, y: Tensor, dim: int = -1) -> Tensor:
     op = "linalg.vecdot"
-    check_float(op, x)
+    check_float(op, x, low_precision=True)
     if x._dtype is not y._dtype:
         raise RuntimeError(f"{op}: Expected x and y to have the same dtype, but found x of type "
                            f"{type_name(x._dtype)} and y of type {type_name(y._dtype)} instead")

@@ -11,7 +11,7 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
-from ..ops.meta import fmt_shape, result_type, type_name
+from ..ops.meta import checked_scalar, fmt_shape, result_type, type_name
 from ._docs_blas_other import DOCS
 from .shape import result_of
 
@@ -44,12 +44,16 @@ _REAL = (int, float)
 
 def _check_scalars(d: Any, beta: Any, alpha: Any) -> None:
     if type(beta) in _REAL and type(alpha) in _REAL:
+        if d._category < _dtypes._COMPLEX:  # 1000 for uint8: PyTorch's checked conversion refuses it
+            checked_scalar(beta, d)
+            checked_scalar(alpha, d)
         return
     for name, value in (("beta", beta), ("alpha", alpha)):
         if not isinstance(value, (bool, int, float, complex)):
             raise TypeError(f"{name} must be a number, not {type(value).__name__}")
         if isinstance(value, complex) and not d.is_complex:
             raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
+        checked_scalar(value, d)
 
 
 def _matrix(which: str, t: Tensor) -> None:
@@ -74,7 +78,7 @@ def _addmm_meta(input: Tensor, mat1: Tensor, mat2: Tensor, beta: Any = 1, alpha:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(d)} and "
                                f"{type_name(mat1._dtype)}")
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
-    if type(beta) not in _REAL or type(alpha) not in _REAL:
+    if type(beta) not in _REAL or type(alpha) not in _REAL or d._category == _dtypes._INT:
         _check_scalars(d, beta, alpha)
     shape = (s1[0], s2[1])
     if input._data.shape != shape:

@@ -227,7 +227,7 @@ def _clamp_meta(input: Tensor, min: Any = None, max: Any = None) -> tuple:
     if input._dtype.is_complex:
         raise RuntimeError("clamp is not supported for complex types")
     dt = result_type(input, min, max)
-    if dt._category == _dtypes._INT:  # scalar bounds must fit an integer result's dtype, as in PyTorch
+    if dt._category <= _dtypes._FLOAT:  # scalar bounds must fit the result's dtype, as in PyTorch
         checked_scalar(min, dt)
         checked_scalar(max, dt)
     return broadcast_shapes(*(shape_of(x) for x in (input, min, max))), dt

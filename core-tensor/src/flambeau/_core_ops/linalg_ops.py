@@ -25,7 +25,7 @@ def _vector_norm_meta(input: Tensor, ord: Any = 2, dim: Any = None, keepdim: boo
     op = "linalg.vector_norm"
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
-    check_float(op, input)
+    check_float(op, input, low_precision=True)
     if dtype is not None:
         if dtype._category < input._dtype._category or (dtype._category == input._dtype._category
                                                          and dtype.itemsize < input._dtype.itemsize):

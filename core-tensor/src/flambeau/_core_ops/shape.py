@@ -268,6 +268,8 @@ def _movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
                            f"the same number of dims as destination ({list(dst)} dims)")
     src, dst = wrap_dims(src, ndim), wrap_dims(dst, ndim)
+    if ndim == 0:  # a 0-d tensor takes dim 0 / -1 (as PyTorch's): nothing moves
+        return input.permute(())
     order = [-1] * ndim
     for s, t in zip(src, dst):
         order[t] = s

@@ -76,6 +76,8 @@ def _triangle_meta(name: str):
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         if not isinstance(diagonal, int) or isinstance(diagonal, bool):
             raise TypeError(f"{name}(): argument 'diagonal' must be int, not {type(diagonal).__name__}")
+        if not -2 ** 63 <= diagonal < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")  # PyTorch's argument parser
         return input._data.shape, input._dtype
     meta.__name__ = f"_{name}_meta"
     return meta

@@ -171,6 +171,11 @@ def check_size(op: str, shape: Sequence[int]) -> tuple[int, ...]:
 
 # PyTorch's C++ names of the integer types, as its checked scalar conversions print them.
 _C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+#: The narrower float types' largest finite values and C++ names: a finite scalar past them is
+#: refused as PyTorch's checked conversion refuses it (``fill_(1e10)`` on float16).
+_INF = float("inf")
+_FLOAT_LIMITS = {"float16": (65504.0, "c10::Half"), "bfloat16": (3.3895313892515355e38, "c10::BFloat16"),
+                 "float32": (3.4028234663852886e38, "float")}
 
 
 def checked_scalar(value: Any, d: dtype) -> Any:
@@ -200,6 +205,11 @@ def checked_scalar(value: Any, d: dtype) -> Any:
     elif kind is not float:
         return value
     if d._category != _dtypes._INT:
+        if d._category == _dtypes._FLOAT and d.itemsize < 8:
+            limit, c_name = _FLOAT_LIMITS[d.name]
+            if -limit <= value <= limit or value != value or value in (_INF, -_INF):
+                return value
+            raise RuntimeError(f"value cannot be converted to type {c_name} without overflow")
         return value
     bits = d.itemsize * 8
     high = (1 << (bits - 1)) - 1 if d.is_signed else (1 << bits) - 1

@@ -17,4 +17,11 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
     table: dict[str, Callable[..., Any]] = {}
     for module in modules:
         table.update(module.KERNELS)
+    # float16/bfloat16 reductions, scans and products accumulate in float32 (see _wide): one
+    # wrapper around whichever kernel won above, so numpy, BLAS and C++ paths all get it.
+    from ._wide import ACCUMULATING_OPS, accumulating
+
+    for name in ACCUMULATING_OPS:
+        if name in table:
+            table[name] = accumulating(table[name])
     return table

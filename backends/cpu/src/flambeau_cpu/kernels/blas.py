@@ -12,14 +12,15 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _threads
+from ._int_scalars import fitted
 from ._quiet import quiet_all
 
 
 def _scalar(value: Any, out: np.ndarray) -> Any:
     """``value`` as the output's kind of number (PyTorch casts alpha and beta to the result dtype)."""
     kind = out.dtype.kind
-    if kind in "iu":
-        return int(value.real if isinstance(value, complex) else value)
+    if kind in "iu":  # (-1 for uint8 is 255: the meta function let it through, PyTorch wraps it)
+        return fitted(int(value.real if isinstance(value, complex) else value), out.dtype)
     if kind == "b":
         return bool(value)
     return value

@@ -15,9 +15,10 @@ def _is_int(x: Any) -> bool:
     return kind in "iub"
 
 
-def _check_int_divisor(input: Any, other: Any) -> None:
-    """Integer division by zero raises, as on PyTorch's CPU, before anything is written."""
-    if _is_int(input) and _is_int(other) and np.any(np.asarray(other) == 0):
+def _check_int_divisor(input: Any, other: Any, out: np.ndarray) -> None:
+    """Integer division by zero raises, as on PyTorch's CPU, before anything is written (an empty
+    result divides nothing: no error)."""
+    if out.size and _is_int(input) and _is_int(other) and np.any(np.asarray(other) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -53,7 +54,7 @@ def div(input, other, rounding_mode, out):
     if rounding_mode is None:
         np.true_divide(input, other, out=out, casting="unsafe")
     elif out.dtype.kind in "iu":
-        _check_int_divisor(input, other)
+        _check_int_divisor(input, other, out)
         quotient = np.floor_divide(input, other)
         if rounding_mode == "trunc":
             inexact = (np.remainder(input, other) != 0) & ((np.asarray(input) < 0) != (np.asarray(other) < 0))
@@ -62,24 +63,35 @@ def div(input, other, rounding_mode, out):
     elif rounding_mode == "trunc":
         np.trunc(np.true_divide(input, other), out=out, casting="unsafe")
     else:
-        np.floor(np.true_divide(input, other), out=out, casting="unsafe")
+        _float_floor_divide(input, other, out)
 
 
 @wrapping
 @quiet
 def floor_divide(input, other, out):
     if out.dtype.kind in "iu":
-        _check_int_divisor(input, other)
+        _check_int_divisor(input, other, out)
         np.floor_divide(input, other, out=out, casting="unsafe")
     else:
-        np.floor(np.true_divide(input, other), out=out, casting="unsafe")
+        _float_floor_divide(input, other, out)
+
+
+def _float_floor_divide(input: Any, other: Any, out: np.ndarray) -> None:
+    """Floating floor division as PyTorch (and Python) do it: from fmod, so that -1 // inf is -1
+    and inf // 2 is NaN, where floor(a / b) gives -0 and inf. numpy's floor_divide is that algorithm;
+    complex operands (refused by the meta functions) and half types go through float32/float64."""
+    wd = out.dtype if out.dtype.kind == "f" and out.itemsize >= 4 else np.dtype(np.float32)
+    if wd is out.dtype:
+        np.floor_divide(input, other, out=out, casting="unsafe", dtype=wd)
+    else:
+        np.copyto(out, np.floor_divide(input, other, dtype=wd, casting="unsafe"), casting="unsafe")
 
 
 @wrapping
 @quiet
 def remainder(input, other, out):
     if out.dtype.kind in "iu":
-        _check_int_divisor(input, other)
+        _check_int_divisor(input, other, out)
     np.remainder(input, other, out=out, casting="unsafe")
 
 
@@ -87,7 +99,7 @@ def remainder(input, other, out):
 @quiet
 def fmod(input, other, out):
     if out.dtype.kind in "iu":
-        _check_int_divisor(input, other)
+        _check_int_divisor(input, other, out)
     np.fmod(input, other, out=out, casting="unsafe")
 
 
@@ -122,6 +134,7 @@ def minimum(input, other, out):
     np.minimum(input, other, out=out, casting="unsafe")
 
 
+@quiet  # a float scalar past a half type's range becomes inf, quietly, as in PyTorch
 def where(condition, input, other, out):
     np.copyto(out, np.where(condition, input, other), casting="unsafe")
 
@@ -178,6 +191,9 @@ def abs(input, out):
 
 def sign(input, out):
     np.sign(input, out=out)
+    if out.dtype.kind == "f" or out.dtype.name == "bfloat16":
+        # PyTorch's sign is (0 < x) - (x < 0): 0 for NaN, where numpy's is NaN
+        np.copyto(out, 0, where=np.isnan(out))
 
 
 @quiet

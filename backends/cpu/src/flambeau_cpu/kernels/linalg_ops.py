@@ -33,10 +33,10 @@ lapack = _Lazy("scipy.linalg.lapack")
 
 
 def _axes(dim: Any, ndim: int) -> tuple[int, ...] | None:
-    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
-        return None
+    if dim is None or ndim == 0 or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return None  # a 0-d input's dim 0 / -1 is all of it (numpy has no axis 0 there)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return tuple(d % ndim if ndim else 0 for d in dims)
+    return tuple(d % ndim for d in dims)
 
 
 def linalg_vector_norm(input, ord, dim, keepdim, dtype, out):

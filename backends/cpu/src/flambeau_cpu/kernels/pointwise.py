@@ -9,6 +9,7 @@ import numpy as np
 
 from ._int_scalars import fitted
 from ._quiet import quiet_all
+from .elementwise import sign as _sign
 
 _HALF_LOG_PI = 0.5 * math.log(math.pi)
 
@@ -141,7 +142,7 @@ def clamp_max(input, max, out):
 
 def sgn(input, out):
     if input.dtype.kind != "c":
-        np.sign(input, out=out, casting="unsafe")
+        _sign(input, out)  # sign's own kernel (NaN gives 0, as PyTorch's)
         return
     magnitude = np.abs(input)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -270,11 +271,41 @@ def heaviside(input, values, out):
 
 
 def gcd(input, other, out):
+    fix = _gcd_at_minimum(input, other, out.dtype) if out.dtype.kind == "i" else None
     np.gcd(input, other, out=out, casting="unsafe")
+    if fix is not None:
+        out[fix[0]] = fix[1]
+
+
+def _gcd_at_minimum(input: Any, other: Any, dt: np.dtype) -> tuple[np.ndarray, np.ndarray] | None:
+    """PyTorch's Euclid where an operand is the dtype's minimum, whose absolute value wraps to
+    itself: C's remainder (the dividend's sign) then gives, e.g., gcd(-128, -118) = -2 in int8
+    where numpy's gcd says 2. Those elements (where, values) are computed with PyTorch's loop,
+    before anything is written (``out`` may be ``input``)."""
+    low = np.iinfo(dt).min
+    a, b = np.broadcast_arrays(np.asarray(input, dt), np.asarray(other, dt))
+    at = (a == low) | (b == low)
+    if not at.any():
+        return None
+    x, y = np.abs(a[at]), np.abs(b[at])  # |min| wraps to min, as C's abs into the dtype
+    while True:
+        live = x != 0
+        if not live.any():
+            return at, y
+        x, y = np.where(live, np.fmod(y, np.where(live, x, 1)), x), np.where(live, x, y)
 
 
 def lcm(input, other, out):
-    np.lcm(input, other, out=out, casting="unsafe")
+    """PyTorch's ``abs(a / gcd(a, b) * b)``, computed as C computes it: in int (32 bits) for the
+    narrower dtypes, in the dtype itself for int32/int64, wrapping on overflow, and then wrapped
+    into the dtype. numpy's lcm takes the absolute values first, so an overflow came out with the
+    other sign (int64: -2**61 where PyTorch gives 2**61)."""
+    work = out.dtype if out.dtype.itemsize >= 4 else np.dtype(np.int32)
+    g = np.gcd(input, other, dtype=work, casting="unsafe")
+    zero = g == 0
+    quotient = np.floor_divide(input, np.where(zero, 1, g), dtype=work, casting="unsafe")  # exact: g divides a
+    product = np.abs(np.multiply(quotient, other, dtype=work, casting="unsafe"))
+    np.copyto(out, np.where(zero, 0, product), casting="unsafe")
 
 
 def ldexp(input, other, out):

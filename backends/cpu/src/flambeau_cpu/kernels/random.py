@@ -209,10 +209,20 @@ def multinomial(input, num_samples, replacement, generator, out):
     _store(out, picked.reshape(out.shape))
 
 
+#: numpy's largest Poisson rate (its ``lam value too large`` past it). PyTorch samples such rates
+#: (and inf) into an int64 that overflows: its result there is -2**63, as a float.
+_POISSON_LAM_MAX = 9.223372006484771e18
+
+
 def poisson(input, generator, out):
     rates = np.asarray(input, dtype=np.float64)
     if rates.size and not np.all(rates >= 0):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    huge = rates > _POISSON_LAM_MAX
+    if huge.any():
+        samples = engine(generator).poisson(np.where(huge, 0.0, rates)).astype(np.float64)
+        _store(out, np.where(huge, float(-2 ** 63), samples))
+        return
     _store(out, engine(generator).poisson(rates))
 
 

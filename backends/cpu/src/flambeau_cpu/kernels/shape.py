@@ -105,6 +105,9 @@ def stack(tensors, dim, out):
 
 
 def flip(input, dims, out):
+    if input.ndim == 0:  # dim 0 / -1 of a 0-d tensor (the meta function took them): nothing to reverse
+        _copy(out, input)
+        return
     # A reversed-slice view copied into out: cheaper than np.flip's axis normalisation.
     index: list[Any] = [slice(None)] * input.ndim
     for d in (dims if dims.__class__ in (tuple, list) else _ints(dims)):
@@ -187,9 +190,12 @@ def _drop_mask(rows: int, cols: int, diagonal: int, lower: bool) -> np.ndarray:
 
 
 def _triangle(input, diagonal, out, lower: bool):
+    rows, cols = input.shape[-2:]
+    # Past -rows or cols the triangle is all or nothing: clamp, so that no row + diagonal overflows
+    # int64 (a diagonal near 2**63 wrapped round to a negative one).
+    diagonal = min(max(diagonal, -rows - 1), cols + 1)
     if _triangle_into is not None and _triangle_into(out, input, diagonal, lower):
         return
-    rows, cols = input.shape[-2:]
     # Small masks are cached (they dominate a small call); large ones cost little next to the copy.
     drop = _small_drop_mask(rows, cols, diagonal, lower) if rows * cols <= 4096 else \
         _drop_mask(rows, cols, diagonal, lower)

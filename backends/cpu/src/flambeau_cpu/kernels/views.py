@@ -6,6 +6,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _storage
+from ._signature_wrap import with_signature
 
 
 def view(input, size):
@@ -127,9 +128,35 @@ def view_as_complex(input):
     return input.view(np.result_type(input.dtype, np.complex64))[..., 0]
 
 
+_LIMITS_BODY = """\
+    try:
+        return _kernel({args})
+    except ValueError as _limit_error:
+        raise _view_limit_error(_limit_error) from None
+"""
+
+
+def _view_limit_error(exc: ValueError) -> Exception:
+    """numpy's limits, which PyTorch's views do not have, said in flambeau's words (a view of
+    2**62 elements is fine in PyTorch: numpy refuses any array whose bytes overflow an int64)."""
+    text = str(exc)
+    if "maximum supported dimension" in text:
+        found = text.rsplit(" ", 1)[-1]  # numpy's "... is currently 64, found 70"
+        return RuntimeError(f"flambeau's CPU backend supports at most 64 dimensions (numpy's limit), got {found}")
+    if "too big" in text:
+        return RuntimeError("flambeau's CPU backend cannot make a view whose elements span more than 2**63 bytes "
+                            "(numpy's limit; PyTorch allows it)")
+    return exc
+
+
+def _with_limits(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """``kernel`` with numpy's size and dimension limits raised as flambeau errors."""
+    return with_signature(kernel, _LIMITS_BODY, {"_view_limit_error": _view_limit_error})
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
     "view_as_real": view_as_real, "view_as_complex": view_as_complex,
-    "view": view, "transpose": transpose, "permute": permute, "t": t, "expand": expand, "squeeze": squeeze,
-    "unsqueeze": unsqueeze, "narrow": narrow, "select": select, "unfold": unfold, "as_strided": as_strided,
-    "basic_index": basic_index,
+    "view": _with_limits(view), "transpose": transpose, "permute": permute, "t": t, "expand": _with_limits(expand),
+    "squeeze": squeeze, "unsqueeze": _with_limits(unsqueeze), "narrow": narrow, "select": select,
+    "unfold": _with_limits(unfold), "as_strided": _with_limits(as_strided), "basic_index": basic_index,
 }

@@ -116,7 +116,7 @@ def _div_samples(dtype: str) -> list[Sample]:
     if P.category(dtype) in (1, 2):
         for mode in ("trunc", "floor"):
             samples += binary(other={"nonzero": True}, kwargs={"rounding_mode": mode})(dtype)[:4]
-    return samples
+    return samples + _infinite_divisions(dtype, rounding_mode="floor")
 
 
 def _div_ref(x, y, rounding_mode=None):
@@ -124,7 +124,7 @@ def _div_ref(x, y, rounding_mode=None):
     if rounding_mode == "trunc":
         return np.trunc(q)
     if rounding_mode == "floor":
-        return np.floor(q)
+        return np.floor_divide(x, y)  # Python's: -1 // inf is -1 (floor(a / b): -0)
     return q
 
 
@@ -401,7 +401,41 @@ def _minmax_errors():
 
 
 #: floor_divide/remainder/fmod: nonzero divisors, and 0-d ones that wrap to a nonzero value.
-_divisor_samples = with_wide_zero_dim(binary(other={"nonzero": True}), zero=False)
+_divisor_samples_plain = with_wide_zero_dim(binary(other={"nonzero": True}), zero=False)
+
+#: Floor division and remainders against infinities: PyTorch follows Python (-1 // inf is -1,
+#: inf // 2 is NaN, -1 % inf is inf), where floor(a / b) gives -0 and inf.
+_INF_DIVIDENDS = [-1.0, math.inf, 5.0, -5.0, 7.0, -math.inf, 1.0, -1.0]
+_INF_DIVISORS = [math.inf, 2.0, -math.inf, -math.inf, 2.0, math.inf, 0.0, 0.0]
+
+
+def _infinite_divisions(dtype: str, **kwargs) -> list[Sample]:
+    if P.category(dtype) != 2:
+        return []
+    n = len(_INF_DIVIDENDS)
+    return [Sample((Arg((n,), dtype, values=_INF_DIVIDENDS), Arg((n,), dtype, values=_INF_DIVISORS)), kwargs,
+                   note="infinities")]
+
+
+def _divisor_samples(dtype: str) -> list[Sample]:
+    return [*_divisor_samples_plain(dtype), *_infinite_divisions(dtype)]
+
+
+def _floor_divide_ref(x, y):
+    """Python's floor division (numpy's floor_divide is that algorithm, from fmod)."""
+    return np.floor_divide(x, y)
+
+
+def _sign_samples(dtype: str) -> list[Sample]:
+    out = list(unary()(dtype))
+    if P.category(dtype) == 2:
+        out.append(Sample((Arg((4,), dtype, values=[math.nan, -math.nan, -0.0, math.inf]),), note="NaN"))
+    return out
+
+
+def _sign_ref(x):
+    """PyTorch's sign is (0 < x) - (x < 0): 0 for NaN (numpy's is NaN)."""
+    return np.where(np.isnan(x), 0, np.sign(x)).astype(x.dtype) if x.dtype.kind == "f" else np.sign(x)
 
 
 def cases() -> list[OpCase]:
@@ -435,7 +469,7 @@ def cases() -> list[OpCase]:
             "floor_divide",
             REAL_NONBOOL,
             _divisor_samples,
-            zero_dim_common(lambda x, y: np.floor(np.true_divide(x, y))),
+            zero_dim_common(_floor_divide_ref),
             promoted,
             errors=_no_bool_or_complex_errors("div_floor"),
         ),
@@ -456,7 +490,7 @@ def cases() -> list[OpCase]:
         OpCase("lerp", INEXACT, _lerp_samples, lambda x, e, w: x + w * (e - x), same, errors=_lerp_errors),
         OpCase("neg", NONBOOL, unary(), np.negative, same, errors=_neg_errors),
         OpCase("abs", NONBOOL, unary(), np.abs, real_of_first),
-        OpCase("sign", REAL_NONBOOL, unary(), np.sign, same),
+        OpCase("sign", REAL_NONBOOL, _sign_samples, _sign_ref, same),
         OpCase(
             "square",
             P.ALL,

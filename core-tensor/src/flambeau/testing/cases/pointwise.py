@@ -218,6 +218,51 @@ def _int_binary_samples(dtype: str) -> list[Sample]:
     return binary(scalars=(), low=low, high=30, mixed=("int64",))(dtype)
 
 
+def _gcd_lcm_samples(dtype: str) -> list[Sample]:
+    """The usual ones, plus the dtype's extremes: lcm's products past its range (PyTorch wraps
+    |a / gcd * b| as C does) and gcd's operands at its minimum."""
+    info = np.iinfo(dtype)
+    edges = [info.max, info.min, 2 ** (info.bits // 2) + 1, 3, info.max // 2, -7 if info.min else 7]
+    other = [2, 0, 2 ** (info.bits // 2) + 3, info.min, info.max, info.min if info.min else 5]
+    return [*_int_binary_samples(dtype),
+            Sample((Arg((6,), dtype, values=edges), Arg((6,), dtype, values=other)), note="overflow")]
+
+
+def _wrap(value: int, bits: int, signed: bool = True) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if signed and value >> (bits - 1) else value
+
+
+def _gcd_ref(a, b):
+    """PyTorch's Euclid in the dtype: |a| and |b| wrap into it (|min| is min), and C's remainder
+    takes the dividend's sign, so an operand at the dtype's minimum can give a negative gcd."""
+    dt = np.result_type(a, b)
+    bits, signed = dt.itemsize * 8, dt.kind == "i"
+
+    def one(x: int, y: int) -> int:
+        x, y = _wrap(abs(x), bits, signed), _wrap(abs(y), bits, signed)
+        while x != 0:
+            r = abs(y) % abs(x)
+            x, y = (-r if y < 0 else r), x
+        return y
+    shape = np.broadcast(a, b).shape
+    return np.array([one(int(x), int(y)) for x, y in np.broadcast(a, b)], dtype=dt).reshape(shape)
+
+
+def _lcm_ref(a, b):
+    """PyTorch's ``abs(a / gcd(a, b) * b)`` with C's arithmetic: in int (32 bits) for the narrower
+    dtypes, else in the dtype, wrapping; then into the result dtype."""
+    dt = np.result_type(a, b)
+    work = max(32, dt.itemsize * 8)
+    out = []
+    for x, y in np.broadcast(a, b):
+        x, y = int(x), int(y)
+        g = math.gcd(x, y)
+        out.append(0 if g == 0 else _wrap(abs(_wrap(x // g * y, work)), work))
+    bits = dt.itemsize * 8
+    return np.array([_wrap(v, bits, dt.kind == "i") for v in out], dtype=dt).reshape(np.broadcast(a, b).shape)
+
+
 def _int_errors(name: str):
     def errors():
         yield ErrorCase((Arg((2,), "float32"), Arg((2,), "float32")), NotImplementedError,
@@ -312,8 +357,8 @@ def cases() -> list[OpCase]:
                errors=_float_binary_errors("nextafter")),
         OpCase("xlogy", P.REAL, _xlogy_samples, _xlogy_ref, floated),
         OpCase("heaviside", P.REAL, _heaviside_samples, _heaviside_ref, same, errors=_heaviside_errors),
-        OpCase("gcd", P.INTS, _int_binary_samples, np.gcd, promoted, errors=_int_errors("gcd")),
-        OpCase("lcm", P.INTS, _int_binary_samples, np.lcm, promoted, errors=_int_errors("lcm")),
+        OpCase("gcd", P.INTS, _gcd_lcm_samples, _gcd_ref, promoted, errors=_int_errors("gcd")),
+        OpCase("lcm", P.INTS, _gcd_lcm_samples, _lcm_ref, promoted, errors=_int_errors("lcm")),
         OpCase("ldexp", P.FLOATS, _ldexp_samples, _ldexp_ref, _ldexp_dtype),
         OpCase("float_power", P.ALL, _float_power_samples, _float_power_ref, _float_power_dtype),
     ]

@@ -1,0 +1,90 @@
+"""float16 and bfloat16 reductions, scans and products accumulate in float32, as PyTorch's do.
+
+numpy accumulates a half-precision sum in half precision (``ml_dtypes``' bfloat16 always, and
+float16 along any axis its pairwise loop does not cover): 300 bfloat16 ones sum to 256 and
+100000 float16 ones have a mean of inf. PyTorch accumulates in float32 and rounds once, at the
+end. Rather than each kernel converting its own operands, :func:`accumulating` wraps a kernel
+once, where the backend's table is built: when the kernel's result is half precision, its half
+operands are widened to float32, it writes into a float32 buffer, and the buffer is rounded into
+the real ``out`` once. Any kernel under it (numpy, scipy, BLAS, C++) thus computes in float32,
+and float32/float64 calls pay one dtype check.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from ._signature_wrap import with_signature
+
+try:
+    from ml_dtypes import bfloat16 as _bfloat16
+
+    _HALF = frozenset((np.dtype(np.float16), np.dtype(_bfloat16)))
+except ImportError:  # pragma: no cover - ml_dtypes comes with core-tensor
+    _HALF = frozenset((np.dtype(np.float16),))
+
+_F32 = np.dtype(np.float32)
+_ndarray = np.ndarray
+
+#: The ops whose CPU kernels accumulate (reductions, scans, products): they run in float32 on
+#: half-precision data. Extreme values, sorting and counting do not accumulate and stay as they are.
+ACCUMULATING_OPS = (
+    "sum", "nansum", "mean", "nanmean", "prod", "var", "std", "var_mean", "std_mean",
+    "logsumexp", "norm", "dist", "linalg_vector_norm",
+    "cumsum", "cumprod", "logcumsumexp",
+    "matmul", "mm", "bmm", "mv", "dot", "vdot", "addmm", "addmv", "addr", "addbmm", "baddbmm",
+)
+
+
+def is_half(dtype: np.dtype) -> bool:
+    """Whether ``dtype`` is float16 or bfloat16."""
+    return dtype in _HALF
+
+
+def _widen(x: Any) -> Any:
+    """``x`` with its half-precision arrays (also inside a list or tuple) converted to float32."""
+    if x.__class__ is _ndarray:
+        return x.astype(_F32) if x.dtype in _HALF else x
+    if isinstance(x, (list, tuple)):
+        return type(x)(_widen(v) for v in x)
+    if getattr(x, "numpy_dtype", None) in _HALF:  # a `dtype=` argument naming a half type
+        return _F32
+    return x
+
+
+def _run_wide(kernel: Callable[..., Any], out_at: int, args: tuple) -> Any:
+    """``kernel(*args)`` in float32, rounding its half-precision outputs into ``args[out_at]`` once."""
+    out = args[out_at]
+    outs = (out,) if out.__class__ is _ndarray else tuple(out)
+    buffers = tuple(np.empty(o.shape, _F32) if o.dtype in _HALF else o for o in outs)
+    wide = [_widen(a) for a in args]
+    wide[out_at] = buffers[0] if out.__class__ is _ndarray else type(out)(buffers)
+    result = kernel(*wide)
+    with np.errstate(over="ignore"):  # past the half type's range: inf, quietly, as in PyTorch
+        for o, b in zip(outs, buffers):
+            if b is not o:
+                np.copyto(o, b, casting="unsafe")
+    return result
+
+
+# Only a half-precision result takes the slow path: `out` (or its first array, for the ops with
+# several outputs) is what the op's meta function made of the dtypes and any `dtype=` argument.
+_BODY = """\
+    _first = out if out.__class__ is _ndarray else out[0]
+    if _first.itemsize != 2 or _first.dtype not in _HALF:
+        return _kernel({args})
+    return _run_wide(_kernel, {out_at}, ({args},))
+"""
+
+
+def accumulating(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """``kernel`` (which writes into its ``out`` parameter) computing in float32 when ``out`` is half."""
+    params = inspect.signature(kernel).parameters.values()
+    names = [p.name for p in params]
+    if "out" not in names or any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty for p in params):
+        raise TypeError(f"accumulating(): kernel {kernel!r} needs plain positional parameters and an 'out'")
+    body = _BODY.replace("{out_at}", str(names.index("out")))
+    run = with_signature(kernel, body, {"_ndarray": _ndarray, "_HALF": _HALF, "_run_wide": _run_wide})
+    return run
