@@ -1,4 +1,5 @@
-// Reductions over any set of dims (float32, float64): sum, mean, amax, amin.
+// Reductions over any set of dims (float32, float64): sum, mean, amax, amin, and the sum of squares
+// (for the 2-norm).
 //
 // Two shapes of work. When a reduced dim is the input's innermost (smallest stride), each output
 // reduces its own rows ("inner" mode; sums are pairwise along the row). Otherwise the innermost dim
@@ -17,11 +18,13 @@
 namespace flambeau {
 namespace {
 
-enum class Reduce : int { sum, mean, amax, amin };
+enum class Reduce : int { sum, mean, amax, amin, sumsq };
 
 template <class T>
 struct SumOp {
   using acc_t = double;
+  // Whether float32 input may be summed four rows at a time in float (reduce_outer's fast path).
+  static constexpr bool kFourRows = true;
   static acc_t init() { return 0.0; }
   static acc_t step(acc_t a, T x) { return a + static_cast<acc_t>(x); }
   static acc_t combine(acc_t a, acc_t b) { return a + b; }
@@ -65,6 +68,55 @@ struct SumOp {
   static T finish(acc_t a, index_t) { return static_cast<T>(a); }
 };
 
+// The sum of squares, as SumOp accumulates (squares of float32 taken in float, four of them added in
+// float before each double add): the 2-norm in one pass, without a squared copy of the input.
+template <class T>
+struct SumSqOp {
+  using acc_t = double;
+  static constexpr bool kFourRows = false;
+  static acc_t init() { return 0.0; }
+  static acc_t step(acc_t a, T x) { return a + static_cast<acc_t>(x) * static_cast<acc_t>(x); }
+  static acc_t combine(acc_t a, acc_t b) { return a + b; }
+  static acc_t row(const T* p, index_t n, index_t s) {
+    if (n > 4096) {
+      const index_t h = n / 2;
+      return row(p, h, s) + row(p + h * s, n - h, s);
+    }
+    if (s == 1) return contiguous(p, n);
+    acc_t acc = 0.0;
+    for (index_t i = 0; i < n; ++i) acc = step(acc, p[i * s]);
+    return acc;
+  }
+  FLAMBEAU_CLONES static acc_t contiguous(const T* p, index_t n) {
+    double a[16] = {0};
+    index_t i = 0;
+    if constexpr (std::is_same_v<T, float>) {
+      for (; i + 64 <= n; i += 64) {
+        float b[16];
+#pragma omp simd
+        for (int j = 0; j < 16; ++j) {
+          const float x0 = p[i + j], x1 = p[i + 16 + j], x2 = p[i + 32 + j], x3 = p[i + 48 + j];
+          b[j] = (x0 * x0 + x1 * x1) + (x2 * x2 + x3 * x3);
+        }
+#pragma omp simd
+        for (int j = 0; j < 16; ++j) a[j] += static_cast<double>(b[j]);
+      }
+    } else {
+      for (; i + 16 <= n; i += 16) {
+#pragma omp simd
+        for (int j = 0; j < 16; ++j) a[j] += p[i + j] * p[i + j];
+      }
+    }
+    double tail = 0.0;
+    for (; i < n; ++i) tail = step(tail, p[i]);
+    for (int w = 8; w > 0; w /= 2) {
+      for (int j = 0; j < w; ++j) a[j] += a[j + w];
+    }
+    return a[0] + tail;
+  }
+  static T finish(acc_t a, index_t) { return static_cast<T>(a); }
+};
+
 template <class T>
 struct MeanOp : SumOp<T> {
   static T finish(double a, index_t n) { return static_cast<T>(a / static_cast<double>(n)); }
@@ -74,6 +126,7 @@ struct MeanOp : SumOp<T> {
 template <class T, bool IsMax>
 struct ExtremeOp {
   using acc_t = T;
+  static constexpr bool kFourRows = false;
   static acc_t init() { return IsMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity(); }
   // `|` rather than `||`: no branch, so the lanes below compile to compares and a blend.
   static FLAMBEAU_INLINE acc_t step(acc_t a, T x) { return ((IsMax ? x > a : x < a) | (x != x)) ? x : a; }
@@ -243,7 +296,7 @@ FLAMBEAU_CLONES void accumulate_block(const T* x, index_t ks, const Dims& red, i
                       typename Op::acc_t* acc, index_t len) {
   index_t xo = 0, oo = 0;
   index_t r = begin;
-  if constexpr (std::is_same_v<T, float> && std::is_same_v<typename Op::acc_t, double>) {
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<typename Op::acc_t, double> && Op::kFourRows) {
     // float32 sums: four rows added in float first (two roundings, within the reductions' error
     // bound), so that each double accumulator takes one conversion and one add per four values.
     if (ks == 1) {
@@ -373,11 +426,12 @@ void dispatch_reduce(Reduce op, const py::array& x, py::array& out, const std::v
     case Reduce::mean: return run_reduce<T, MeanOp<T>>(x, out, reduced, keepdim);
     case Reduce::amax: return run_reduce<T, MaxOp<T>>(x, out, reduced, keepdim);
     case Reduce::amin: return run_reduce<T, MinOp<T>>(x, out, reduced, keepdim);
+    case Reduce::sumsq: return run_reduce<T, SumSqOp<T>>(x, out, reduced, keepdim);
   }
 }
 
 bool reduce(int op_code, const py::array& x, py::array& out, const std::vector<int>& dims, bool keepdim) {
-  if (op_code < 0 || op_code > static_cast<int>(Reduce::amin)) throw py::value_error("unknown reduction op code");
+  if (op_code < 0 || op_code > static_cast<int>(Reduce::sumsq)) throw py::value_error("unknown reduction op code");
   const Reduce op = static_cast<Reduce>(op_code);
   const DType dt = dtype_of(x);
   if (dt != DType::f32 && dt != DType::f64) {
@@ -426,8 +480,8 @@ void register_reductions(py::module_& m) {
         "out = op over `dims` of input (float32/float64); out must have the reduced shape. Returns False when "
         "the layout is left to numpy (unaligned, or out overlapping input).");
   py::dict codes;
-  const char* names[] = {"sum", "mean", "amax", "amin"};
-  for (int i = 0; i <= static_cast<int>(Reduce::amin); ++i) codes[names[i]] = i;
+  const char* names[] = {"sum", "mean", "amax", "amin", "sumsq"};
+  for (int i = 0; i <= static_cast<int>(Reduce::sumsq); ++i) codes[names[i]] = i;
   m.attr("REDUCE_OPS") = codes;
 }
 

@@ -1,4 +1,4 @@
-// sort and topk along the last dim, threaded over rows (and, for topk, within a long row).
+// sort, topk and median along the last dim, threaded over rows (and, for topk, within a long row).
 //
 // Every element gets an unsigned key that orders like PyTorch compares: NaN above +inf, -0.0 equal to
 // +0.0, and, for a descending order, the bitwise complement. Ordering by (key, position) is then the
@@ -11,6 +11,7 @@
 // The caller (flambeau_cpu/kernels/sorting.py) hands C-contiguous arrays; every shape, dtype and bound
 // is checked here again before any write.
 #include <cmath>
+#include <type_traits>
 
 #include "common.h"
 
@@ -241,6 +242,49 @@ void topk_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index
       rows * n);
 }
 
+// -- median -------------------------------------------------------------------------------------
+
+// The median of each row (the element of rank (m - 1) / 2 in the stable order, m counting the
+// elements that take part) and its position, by selection rather than a sort. A row holding NaN has
+// median NaN at its first NaN; with `ignore_nan` (nanmedian) NaN takes no part, and a row of NaN
+// only gives its first NaN. NaN's key is the largest, so the selection never reaches it when ignored.
+template <class T>
+void median_rows(const T* x, T* values, std::int64_t* indices, index_t rows, index_t n, bool ignore_nan) {
+  using K = key_t<T>;
+  auto one_row = [&](std::vector<std::pair<K, std::uint32_t>>& pairs, index_t r) {
+    const T* row = x + r * n;
+    index_t first_nan = -1, nans = 0;
+    if (std::is_floating_point<T>::value) {
+      for (index_t i = 0; i < n; ++i) {
+        if (row[i] != row[i]) {
+          if (first_nan < 0) first_nan = i;
+          ++nans;
+        }
+      }
+    }
+    if (first_nan >= 0 && (!ignore_nan || nans == n)) {
+      values[r] = row[first_nan];
+      indices[r] = first_nan;
+      return;
+    }
+    const index_t counted = n - (ignore_nan ? nans : 0);
+    pairs.resize(n);
+    for (index_t i = 0; i < n; ++i) pairs[i] = {key_of(row[i]), static_cast<std::uint32_t>(i)};
+    const auto kth = pairs.begin() + (counted - 1) / 2;
+    std::nth_element(pairs.begin(), kth, pairs.end());
+    values[r] = row[kth->second];
+    indices[r] = kth->second;
+  };
+  const index_t per_chunk = std::max<index_t>(1, kParallelChunk / n);
+  parallel_chunks(
+      rows, per_chunk,
+      [&](index_t begin, index_t end) {
+        std::vector<std::pair<K, std::uint32_t>> pairs;
+        for (index_t r = begin; r < end; ++r) one_row(pairs, r);
+      },
+      rows * n);
+}
+
 // -- entry points -----------------------------------------------------------------------------------
 
 void check_rows(const char* name, const py::array& input, const py::array& values, const py::array& indices,
@@ -321,7 +365,27 @@ void topk_lastdim(const py::array& input, py::array& values, py::array& indices,
   });
 }
 
+void median_lastdim(const py::array& input, py::array& values, py::array& indices, bool ignore_nan, index_t n) {
+  const Kind kind = kind_of(input, "median_lastdim");
+  if (n < 1) throw py::value_error("median_lastdim: rows must not be empty");
+  check_rows("median_lastdim", input, values, indices, n, 1);
+  if (input.size() == 0) return;
+  const index_t rows = static_cast<index_t>(input.size()) / n;
+  const void* src = input.data();
+  void* vdst = values.mutable_data();
+  auto* idst = static_cast<std::int64_t*>(indices.mutable_data());
+  py::gil_scoped_release nogil;
+  by_kind(kind, [&](auto tag) {
+    using T = decltype(tag);
+    median_rows<T>(static_cast<const T*>(src), static_cast<T*>(vdst), idst, rows, n, ignore_nan);
+  });
+}
+
 void register_sorting(py::module_& m) {
+  m.def("median_lastdim", &median_lastdim, py::arg("input"), py::arg("values"), py::arg("indices"),
+        py::arg("ignore_nan"), py::arg("n"),
+        "The median of each row (last dim, length n >= 1) of a C-contiguous array and its position, into "
+        "values and int64 indices whose last dim is 1; NaN as median/nanmedian treat it.");
   m.def("sort_lastdim", &sort_lastdim, py::arg("input"), py::arg("values"), py::arg("indices"),
         py::arg("descending"), py::arg("n"),
         "Stable sort of each row (last dim, length n) of a C-contiguous array into values and int64 indices.");

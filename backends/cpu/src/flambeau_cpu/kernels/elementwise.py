@@ -9,6 +9,13 @@ import numpy as np
 from ._int_scalars import fitted, wrapped_operands, wrapping
 from ._quiet import quiet
 
+try:
+    from .. import _C
+except ImportError:  # a source checkout without the built extension
+    _C = None
+
+_clamp_native = getattr(_C, "clamp", None)
+
 
 def _is_int(x: Any) -> bool:
     kind = x.dtype.kind if isinstance(x, np.ndarray) else ("i" if isinstance(x, int) else "f")
@@ -165,6 +172,8 @@ def _clamp(input, min, max, out):
     if out.dtype.kind not in "iu":  # floats (bfloat16's kind is 'V')
         min = -math.inf if min is None else min
         max = math.inf if max is None else max
+        if _clamp_native is not None and input.dtype == out.dtype and _clamp_native(input, out, min, max):
+            return  # threaded C++ pass (float32/float64, contiguous, bounds not NaN)
     else:  # np.clip takes an int outside the dtype without the OverflowError the retry needs
         min = np.iinfo(out.dtype).min if min is None else fitted(min, out.dtype)
         max = np.iinfo(out.dtype).max if max is None else fitted(max, out.dtype)

@@ -12,6 +12,11 @@ import numpy as np
 
 from ._int_scalars import fitted
 
+try:
+    from .. import _C
+except ImportError:  # a source checkout without the built extension
+    _C = None
+
 
 def as_1d(a: Any) -> Any:
     """0-d arrays seen as 1-d (PyTorch's index ops treat a scalar as one element)."""
@@ -244,6 +249,10 @@ def masked_scatter(input, mask, source, out):
 
 def masked_select(input, mask):
     shape = np.broadcast_shapes(input.shape, mask.shape)
+    if _C is not None and input.shape == shape == mask.shape and input.ndim:
+        picked = _C.masked_select(input, mask)  # one threaded compaction; None: numpy's layout
+        if picked is not None:
+            return picked
     return np.ascontiguousarray(np.broadcast_to(input, shape)[np.broadcast_to(mask, shape)])
 
 
@@ -285,15 +294,18 @@ def _nonzero_coords(input: np.ndarray) -> tuple:
 
 
 def nonzero(input, as_tuple):
-    coords = _nonzero_coords(input)
     if as_tuple:
-        return coords
+        return _nonzero_coords(input)
     return argwhere(input)
 
 
 def argwhere(input):
     if input.ndim == 0:
         return np.zeros((int(input != 0), 0), dtype=np.int64)
+    if _C is not None:
+        coords = _C.nonzero(input)  # counts, then writes, in threads; None: numpy's layout or dtype
+        if coords is not None:
+            return coords
     return np.ascontiguousarray(np.stack(_nonzero_coords(input), axis=1)) if input.size else \
         np.zeros((0, input.ndim), dtype=np.int64)
 

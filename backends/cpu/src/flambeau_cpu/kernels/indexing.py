@@ -10,6 +10,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+try:
+    from .. import _C
+except ImportError:  # a source checkout without the built extension
+    _C = None
+
 
 def _numpy_key(input: np.ndarray, indices) -> tuple:
     """A numpy index for ``input`` from the op's indices, every integer index checked in range."""
@@ -31,7 +36,19 @@ def _numpy_key(input: np.ndarray, indices) -> tuple:
     return tuple(key)
 
 
+def _whole_mask(input: np.ndarray, indices, out: np.ndarray) -> bool:
+    """``out = input[mask]`` by the C++ compaction when one bool mask covers every dim."""
+    if len(indices) != 1 or _C is None or input.ndim == 0:
+        return False
+    mask = indices[0]
+    if mask is None or mask.dtype != np.bool_ or mask.shape != input.shape or out.dtype != input.dtype:
+        return False
+    return _C.masked_select(input, mask, out) is not None
+
+
 def index(input, indices, out):
+    if _whole_mask(input, indices, out):
+        return
     np.copyto(out, input[_numpy_key(input, indices)], casting="unsafe")
 
 
