@@ -10,10 +10,13 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+import numpy as np
+
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import VIEW, OpDecl
 from ..ops.meta import broadcast_shapes, fmt_shape, wrap_dim, wrap_dims
+from ..ops.sizes import allocation_error, checked_nbytes, nonnegative_total
 
 
 def _fn(name: str) -> Any:
@@ -390,6 +393,22 @@ def _rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     return input.clone()
 
 
+def _repeat_index(repeats: Tensor, output_size: Any) -> np.ndarray:
+    """``[0] * repeats[0] + [1] * repeats[1] + ...`` as int64: its length worked out (exactly) and
+    checked before anything is built, then built by numpy in one call."""
+    counts = np.array(repeats._host(), dtype=np.int64)  # a private copy: checked, then used
+    if counts.size and int(counts.min()) < 0:
+        raise RuntimeError("repeats can not be negative")
+    total = nonnegative_total(counts)
+    if output_size is not None and total != output_size:
+        raise RuntimeError("allocated size does not match required size")
+    nbytes = checked_nbytes((total,), 8)
+    try:
+        return np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    except MemoryError:
+        raise allocation_error(nbytes) from None
+
+
 def _repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, output_size: Any = None) -> Tensor:
     from .._creation import tensor as make_tensor
 
@@ -399,10 +418,7 @@ def _repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, outp
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if counts._dtype not in (_dtypes.int64, _dtypes.int32):
             raise RuntimeError("repeats has to be Long or Int tensor")
-        values = counts.tolist()
-        if any(v < 0 for v in values):
-            raise RuntimeError("repeats can not be negative")
-        index = [i for i, v in enumerate(values) for _ in range(v)]
+        index = _repeat_index(counts, None)
         return make_tensor(index, dtype=counts._dtype, device=counts._device)
     if dim is None:
         input = input.reshape((-1,))
@@ -416,13 +432,7 @@ def _repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, outp
         if repeats._data.shape[0] != size:
             raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
                                f"{repeats._data.shape[0]} and input.size({d}) = {size}")
-        counts = repeats.tolist()
-        if any(c < 0 for c in counts):
-            raise RuntimeError("repeats can not be negative")
-        if output_size is not None and sum(counts) != output_size:
-            raise RuntimeError("allocated size does not match required size")
-        index = make_tensor([i for i, c in enumerate(counts) for _ in range(c)], dtype=_dtypes.int64,
-                            device=input._device)
+        index = make_tensor(_repeat_index(repeats, output_size), dtype=_dtypes.int64, device=input._device)
         return _fn("index")(input.movedim(d, 0), [index]).movedim(0, d)
     if isinstance(repeats, Tensor):
         if repeats._data.ndim > 1:
@@ -433,6 +443,7 @@ def _repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, outp
     if output_size is not None and output_size != size * repeats:
         raise RuntimeError("allocated size does not match required size")
     shape = input._data.shape
+    checked_nbytes(shape[:d] + (size * repeats,) + shape[d + 1:], input._data.itemsize)
     spread = input.unsqueeze(d + 1).expand(shape[:d + 1] + (repeats,) + shape[d + 1:])
     result = spread.reshape(shape[:d] + (size * repeats,) + shape[d + 1:])
     return result.clone() if repeats == 1 else result  # a copy, as PyTorch's, never a view
