@@ -18,7 +18,7 @@ SCRIPT = os.path.join(os.path.dirname(__file__), "_index_race.py")
 OPS = ["gather", "gather_dim1", "gather_out", "scatter", "scatter_", "scatter_add", "scatter_add_",
        "scatter_add_dim1", "scatter_reduce", "index_select", "index_select_1d", "index_add", "index_add_",
        "index_copy", "index_copy_", "index_fill", "index_reduce", "take", "take_along_dim", "index", "index_2d",
-       "index_put", "index_put_", "setitem"]
+       "index_put", "index_put_", "setitem", "bincount"]
 SECONDS = float(os.environ.get("FLAMBEAU_RACE_SECONDS", "0.6"))  # per op
 GROUP = 6  # ops per subprocess: one interpreter start for several ops
 
