@@ -200,11 +200,21 @@ inline index_t run_span(char* o, const char* s, const char* i, index_t r, index_
   return -1;
 }
 
-// out[k] = src[idx[k]] over one contiguous row, compiled per ISA (AVX2 and AVX-512 have vector
-// gathers). The check rides along: each index is loaded once (into a vector register), an index
-// out of range reads element 0 instead and clears the flag returned, so that the caller redoes the
-// row one index at a time to name the bad one. `shift` and `bound` are a Range's.
+// out[k] = src[idx[k]] over one contiguous row, compiled per ISA. The check rides along: each index
+// is loaded once, an index out of range reads element 0 instead and clears the flag returned, so
+// that the caller redoes the row one index at a time to name the bad one. `shift` and `bound` are a
+// Range's; the plain form (no negative indices) spares the wrap-around's two selects per element.
 #define FLAMBEAU_GATHER_ROW(T)                                                                            \
+  FLAMBEAU_CLONES bool gather_row(T* o, const T* s, const std::int64_t* idx, index_t n, std::uint64_t bound) { \
+    bool ok = true;                                                                                       \
+    for (index_t k = 0; k < n; ++k) {                                                                     \
+      const std::uint64_t u = static_cast<std::uint64_t>(idx[k]);                                         \
+      const bool in = u < bound;                                                                          \
+      ok &= in;                                                                                           \
+      o[k] = s[in ? u : 0];                                                                               \
+    }                                                                                                     \
+    return ok;                                                                                            \
+  }                                                                                                       \
   FLAMBEAU_CLONES bool gather_row(T* o, const T* s, const std::int64_t* idx, index_t n, std::uint64_t shift, \
                                   std::uint64_t bound) {                                                 \
     bool ok = true;                                                                                       \
@@ -230,10 +240,12 @@ inline index_t run_steps(char* o, const char* s, const char* i, index_t steps, i
   const index_t stream_d = M == kGather ? out_d : src_d, random_d = M == kGather ? src_d : out_d;
   if constexpr (M == kGather && std::is_same_v<I, std::int64_t> &&
                 (std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>)) {
-    if (idx_d == isz && stream_d == tsz && random_d == tsz && rg.limit > 0 &&
-        gather_row(reinterpret_cast<T*>(o), reinterpret_cast<const T*>(s), reinterpret_cast<const I*>(i), steps,
-                   rg.shift, rg.bound)) {
-      return -1;
+    if (idx_d == isz && stream_d == tsz && random_d == tsz && rg.limit > 0) {
+      T* po = reinterpret_cast<T*>(o);
+      const T* ps = reinterpret_cast<const T*>(s);
+      const I* pi = reinterpret_cast<const I*>(i);
+      if (rg.shift ? gather_row(po, ps, pi, steps, rg.shift, rg.bound) : gather_row(po, ps, pi, steps, rg.bound))
+        return -1;
     }
     // A bad index somewhere in the row (or another layout): the checked loop below names it.
   }

@@ -113,3 +113,31 @@ def test_advanced_indexing_with_one_index(case, negative):
     idx = np.append(idx, bad)
     with pytest.raises(IndexError, match=f"index {bad} is out of bounds for dimension 0 with size {n}"):
         fb.tensor(x)[fb.tensor(idx)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=cases())
+def test_out_forms_with_valid_indices_match_numpy(case):
+    """The ``out=`` kernels (a private copy of the index, checked first) give the fresh forms' answers."""
+    shape, dim, _, seed = case
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    idx = rng.integers(0, shape[dim], size=shape)
+    vector = idx.reshape(-1)[:shape[dim]]
+    out = fb.empty(shape, dtype=fb.float64)
+    fb.gather(fb.tensor(x), dim, fb.tensor(idx), out=out)
+    np.testing.assert_array_equal(out.numpy(), np.take_along_axis(x, idx, dim))
+    fb.index_select(fb.tensor(x), dim, fb.tensor(vector), out=out)
+    np.testing.assert_array_equal(out.numpy(), np.take(x, vector, axis=dim))
+    rows = rng.integers(-shape[0], shape[0], size=3)
+    got = fb.empty((3,) + shape[1:], dtype=fb.float64)
+    fb.ops.FUNCTIONS["index"](fb.tensor(x), [fb.tensor(rows)], out=got)
+    np.testing.assert_array_equal(got.numpy(), x[rows])
+    acc = fb.empty(shape, dtype=fb.float64)
+    fb.scatter_add(fb.tensor(x), dim, fb.tensor(idx), fb.tensor(x), out=acc)
+    want = x.copy()
+    for pos in np.ndindex(*shape):
+        target = list(pos)
+        target[dim] = idx[pos]
+        want[tuple(target)] += x[pos]
+    np.testing.assert_allclose(acc.numpy(), want)
