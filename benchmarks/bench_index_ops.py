@@ -1,8 +1,11 @@
 """Index ops: ``gather`` and ``scatter_add`` along dim 0 of a 2-d float32 tensor, and
 ``index_select`` of rows, at 100 and 1M elements, flambeau vs numpy vs PyTorch; at 1M also
-``gather`` and ``scatter_add`` along dim 1 (the contiguous one).
+``gather`` and ``scatter_add`` along dim 1 (the contiguous one), ``v[idx]`` (100k int64 indices into
+a 1M-element float32 tensor), ``bincount`` of 1M int64 values in [0, 1000), and ``repeat_interleave`` of
+1M counts adding up to 16M.
 
-numpy's spellings: ``take_along_axis``, ``copy`` + ``add.at``, ``take(axis=0)``.
+numpy's spellings: ``take_along_axis``, ``copy`` + ``add.at``, ``take(axis=0)``, ``v[idx]``,
+``bincount``, ``repeat(arange(n), counts)``.
 Run: ``python benchmarks/bench_index_ops.py [--quick] [--threads N]`` (with PyTorch: from ``.venv-bench``;
 every library gets N threads, 2 by default).
 Reports the median time per call and, for 1M elements, the throughput in Melem/s (output elements).
@@ -76,7 +79,43 @@ def run(libs: list[Library], quick: bool = False) -> list[Row]:
         results = interleave(_workloads(libs, op, 1_000_000, dim=1), rounds=3 if quick else 7,
                              block_seconds=0.1 if quick else 0.25)
         rows += rows_from(f"{op} dim 1 1M f32", results, "Melem/s", lambda t: 1e6 / t / 1e6, higher_is_better=True)
+    for name, make in (("v[idx] 100k of 1M f32", _advanced), ("bincount 1M i64", _bincount),
+                       ("repeat_interleave 16M", _repeat_interleave)):
+        results = interleave(make(libs), rounds=3 if quick else 7, block_seconds=0.1 if quick else 0.25)
+        n = {"v": 100_000, "r": 16_000_000}.get(name[0], 1_000_000)
+        rows += rows_from(name, results, "Melem/s", lambda t, n=n: n / t / 1e6, higher_is_better=True)
     return rows
+
+
+def _advanced(libs: list[Library]) -> dict:
+    rng = np.random.default_rng(0)
+    values, idx = rng.random(1_000_000, dtype=np.float32), rng.integers(0, 1_000_000, size=100_000)
+    workloads = {}
+    for lib in libs:
+        v, i = (values, idx) if lib.name == "numpy" else (lib.module.from_numpy(values), _index(lib, idx))
+        workloads[lib.name] = lambda v=v, i=i: v[i]
+    return workloads
+
+
+def _bincount(libs: list[Library]) -> dict:
+    values = np.random.default_rng(0).integers(0, 1000, size=1_000_000)
+    workloads = {}
+    for lib in libs:
+        x = _index(lib, values)
+        workloads[lib.name] = (lambda x=x: np.bincount(x)) if lib.name == "numpy" else \
+            (lambda x=x, f=lib.module.bincount: f(x))
+    return workloads
+
+
+def _repeat_interleave(libs: list[Library]) -> dict:
+    counts = np.random.default_rng(0).integers(0, 32, size=1_000_000)
+    counts[0] += 16_000_000 - int(counts.sum())  # 16M in all
+    workloads = {}
+    for lib in libs:
+        c = _index(lib, counts)
+        workloads[lib.name] = (lambda c=c: np.repeat(np.arange(c.size), c)) if lib.name == "numpy" else \
+            (lambda c=c, f=lib.module.repeat_interleave: f(c))
+    return workloads
 
 
 if __name__ == "__main__":

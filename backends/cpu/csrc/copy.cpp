@@ -188,6 +188,9 @@ bool triangle_into(py::array out, const py::array& src, index_t diagonal, bool l
   check_in_bounds(src, "src", false);
   if (out.size() == 0) return true;
   if (!movable(out, src) || has_internal_overlap(out)) return false;
+  // Past these the triangle is empty or whole: clamped, so that `row + diagonal` cannot overflow.
+  const index_t rows = out.shape(out.ndim() - 2), cols = out.shape(out.ndim() - 1);
+  diagonal = std::min(std::max(diagonal, -rows - 1), cols + 1);
   const bool in_place = out.data() == src.data() && same_elements(src, out);
   if (!in_place && may_overlap(out, src)) return false;
   // Past -rows or cols the triangle is all or nothing: clamped, row + diagonal cannot overflow.

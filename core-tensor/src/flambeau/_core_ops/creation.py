@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from ..ops._decl import FACTORY, VIEW, OpDecl
 from .shape import result_of
 from ..ops.meta import broadcast_shapes, type_name
+from ..ops.sizes import checked_nbytes
 from .factories import FACTORY_KW, _number
 
 
@@ -31,10 +32,16 @@ def _range_meta(start: Any, end: Any, step: Any = 1, dtype: Any = None, device: 
 
 
 def triangle_count(row: int, col: int, offset: int, lower: bool) -> int:
-    """How many ``(i, j)`` of a ``row x col`` matrix lie on or below (``lower``) or above the diagonal."""
-    if lower:
-        return sum(min(col, max(0, i + offset + 1)) for i in range(row))
-    return sum(max(0, col - max(0, i + offset)) for i in range(row))
+    """How many ``(i, j)`` of a ``row x col`` matrix lie on or below (``lower``) or on or above the
+    ``offset``-th diagonal: in closed form (exact Python ints), whatever the sizes."""
+    if not lower:  # the upper triangle from `offset` is what the lower one to `offset - 1` leaves
+        return row * col - triangle_count(row, col, offset - 1, True)
+    # Row i holds min(col, max(0, i + offset + 1)) entries: none before row `lo`, then one more per
+    # row up to row `hi`, then full rows.
+    lo = min(max(-offset, 0), row)
+    hi = min(max(col - offset - 1, lo), row)
+    ramp = (hi - lo) * (offset + 1) + (lo + hi - 1) * (hi - lo) // 2
+    return ramp + (row - hi) * col
 
 
 def _indices_meta(name: str, lower: bool):
@@ -47,7 +54,9 @@ def _indices_meta(name: str, lower: bool):
         dtype = dtype or _dtypes.int64
         if dtype not in (_dtypes.int64, _dtypes.int32):
             raise RuntimeError(f'"{name}" not implemented for \'{type_name(dtype)}\'')
-        return (2, triangle_count(row, col, offset, lower)), dtype
+        shape = (2, triangle_count(row, col, offset, lower))
+        checked_nbytes(shape, dtype.itemsize)
+        return shape, dtype
     meta.__name__ = f"_{name}_meta"
     return meta
 

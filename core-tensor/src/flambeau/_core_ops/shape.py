@@ -11,10 +11,13 @@ import math
 import operator
 from typing import Any, Sequence
 
+import numpy as np
+
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import VIEW, OpDecl
 from ..ops.meta import broadcast_shapes, fmt_shape, wrap_dim, wrap_dims
+from ..ops.sizes import allocation_error, checked_nbytes, nonnegative_total
 
 
 def _fn(name: str) -> Any:
@@ -394,20 +397,28 @@ def _rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     return input.clone()
 
 
-def _repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, output_size: Any = None) -> Tensor:
-    from .._creation import tensor as make_tensor
+def _repeat_counts(repeats: Tensor, output_size: Any) -> tuple[np.ndarray, int]:
+    """The counts (a private int64 copy: checked, then used) and their exact total, checked."""
+    counts = np.array(repeats._host(), dtype=np.int64)
+    if counts.size and int(counts.min()) < 0:
+        raise RuntimeError("repeats can not be negative")
+    total = nonnegative_total(counts)
+    if output_size is not None and total != output_size:
+        raise RuntimeError("allocated size does not match required size")
+    return counts, total
 
+
+def _repeat_plan(input: Tensor, repeats: Any, dim: Any, output_size: Any) -> tuple:
+    """Every check of repeat_interleave, before any work: ``(input, d, counts, repeats, shape)`` with
+    ``input`` flattened or made 1-d as the op sees it, ``counts`` an int64 array (a tensor of counts)
+    or None (one count, ``repeats``), and ``shape`` the result's, whose size is checked."""
     if repeats is None:  # repeat_interleave(repeats): the indices 0..n-1, each repeated
-        counts = input
-        if counts._data.ndim != 1:
+        if input._data.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if counts._dtype not in (_dtypes.int64, _dtypes.int32):
+        if input._dtype not in (_dtypes.int64, _dtypes.int32):
             raise RuntimeError("repeats has to be Long or Int tensor")
-        values = counts.tolist()
-        if any(v < 0 for v in values):
-            raise RuntimeError("repeats can not be negative")
-        index = [i for i, v in enumerate(values) for _ in range(v)]
-        return make_tensor(index, dtype=counts._dtype, device=counts._device)
+        counts, total = _repeat_counts(input, None)
+        return input, 0, counts, None, checked_shape((total,), input._dtype.itemsize)
     if dim is None:
         input = input.reshape((-1,))
         d = 0
@@ -415,19 +426,15 @@ def _repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, outp
         d = wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
         input = input.reshape((1,))
-    size = input._data.shape[d]
+    shape = input._data.shape
+    size = shape[d]
     if isinstance(repeats, Tensor) and repeats._data.ndim == 1 and repeats.numel() != 1:
         if repeats._data.shape[0] != size:
             raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
                                f"{repeats._data.shape[0]} and input.size({d}) = {size}")
-        counts = repeats.tolist()
-        if any(c < 0 for c in counts):
-            raise RuntimeError("repeats can not be negative")
-        if output_size is not None and sum(counts) != output_size:
-            raise RuntimeError("allocated size does not match required size")
-        index = make_tensor([i for i, c in enumerate(counts) for _ in range(c)], dtype=_dtypes.int64,
-                            device=input._device)
-        return _fn("index")(input.movedim(d, 0), [index]).movedim(0, d)
+        counts, total = _repeat_counts(repeats, output_size)
+        checked_shape((total,), 8)  # the index built from the counts
+        return input, d, counts, None, checked_shape(shape[:d] + (total,) + shape[d + 1:], input._dtype.itemsize)
     if isinstance(repeats, Tensor):
         if repeats._data.ndim > 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
@@ -436,9 +443,35 @@ def _repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, outp
         raise RuntimeError("repeats can not be negative")
     if output_size is not None and output_size != size * repeats:
         raise RuntimeError("allocated size does not match required size")
-    shape = input._data.shape
-    spread = input.unsqueeze(d + 1).expand(shape[:d + 1] + (repeats,) + shape[d + 1:])
-    result = spread.reshape(shape[:d] + (size * repeats,) + shape[d + 1:])
+    return input, d, None, repeats, checked_shape(shape[:d] + (size * repeats,) + shape[d + 1:],
+                                                  input._dtype.itemsize)
+
+
+def checked_shape(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    checked_nbytes(shape, itemsize)
+    return shape
+
+
+def _repeat_interleave_meta(input: Tensor, repeats: Any = None, dim: Any = None, output_size: Any = None) -> tuple:
+    return _repeat_plan(input, repeats, dim, output_size)[4], input._dtype
+
+
+def _repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, output_size: Any = None) -> Tensor:
+    from .._creation import as_tensor
+
+    counts_only = repeats is None
+    input, d, counts, repeats, shape = _repeat_plan(input, repeats, dim, output_size)
+    if counts is not None:
+        try:  # the indices 0..n-1, each repeated: numpy builds them in one call
+            index = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+        except MemoryError:
+            raise allocation_error(checked_nbytes((int(counts.sum()),), 8)) from None
+        if counts_only:
+            return as_tensor(index, dtype=input._dtype, device=input._device)
+        index = as_tensor(index, dtype=_dtypes.int64, device=input._device)
+        return _fn("index")(input.movedim(d, 0), [index]).movedim(0, d)
+    spread = input.unsqueeze(d + 1).expand(input._data.shape[:d + 1] + (repeats,) + input._data.shape[d + 1:])
+    result = spread.reshape(shape)
     return result.clone() if repeats == 1 else result  # a copy, as PyTorch's, never a view
 
 
@@ -494,7 +527,7 @@ def declarations() -> list[OpDecl]:
         OpDecl("tile", "(input: Tensor, dims)", result_of(_tile), composite=_tile,
                doc="``repeat`` with ``dims`` padded with ones in front to the input's dims."),
         OpDecl("repeat_interleave", "(input: Tensor, repeats=None, dim=None, *, output_size=None)",
-               result_of(_repeat_interleave),
+               _repeat_interleave_meta,
                composite=_repeat_interleave,
                doc="Each element repeated ``repeats`` times (an int, or a tensor of counts) along ``dim`` "
                    "(the flattened input when None)."),

@@ -207,6 +207,10 @@ def _overlaps(native: Any) -> bool:
 
 
 def _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace):
+    if not inplace:
+        # out=: the user holds the tensor written into. A kernel that checks its input as it writes
+        # (safe only into a fresh output) offers an `into_existing` variant that checks before writing.
+        kernel = getattr(kernel, "into_existing", kernel)
     # The common case first (one output tensor of the right shape, a dtype it can take, on the
     # device, no zero strides): it needs none of check_out's conversions, messages or resizing.
     # `x.add_(y)` and optimizer steps live here; the general path below gives the same result.

@@ -1,8 +1,11 @@
 """numpy kernels for the index ops (gather/scatter, index_*, masks, take, nonzero).
 
 Each kernel checks every index before it writes anything, so a bad index leaves ``out`` (and,
-for the in-place forms, ``input``) as it was. The C++ kernels in :mod:`.index_ops` take over
-gather, scatter, scatter_add, index_select and index_add where they are faster.
+for the in-place forms, ``input``) as it was. What is checked is a private copy of the indices
+(and of masks whose count sizes a result): numpy releases the GIL while it indexes, so another
+thread could otherwise change an index between the check and its use (numpy's own check is a
+separate pass too). The C++ kernels in :mod:`.index_ops` take over gather, scatter, scatter_add,
+index_select and index_add where they are faster.
 """
 from __future__ import annotations
 
@@ -23,17 +26,24 @@ def as_1d(a: Any) -> Any:
     return a.reshape(1) if isinstance(a, np.ndarray) and a.ndim == 0 else a
 
 
+def private(index: np.ndarray, dtype: Any = np.int64) -> np.ndarray:
+    """A copy of ``index`` that no other thread can reach: checked once, then trusted."""
+    return np.array(index, dtype=dtype, copy=True)
+
+
 def check_range(index: np.ndarray, size: int, dim: int, negative: bool = False,
                 exc: type = RuntimeError, prefix: str = "") -> np.ndarray:
-    """``index`` as int64, every entry checked in ``[0, size)`` (``[-size, size)`` when ``negative``)."""
+    """A private int64 copy of ``index``, every entry checked in ``[0, size)`` (``[-size, size)`` when
+    ``negative``)."""
+    index = private(index)
     if index.size == 0:
-        return index.astype(np.int64, copy=False)
+        return index
     low = -size if negative else 0
     lo, hi = int(index.min()), int(index.max())
     if lo < low or hi >= size:
         bad = index[(index < low) | (index >= size)]
         raise exc(f"{prefix}index {int(bad.flat[0])} is out of bounds for dimension {dim} with size {size}")
-    return index.astype(np.int64, copy=False)
+    return index
 
 
 def _scatter_key(dim: int, index: np.ndarray) -> tuple:
@@ -113,7 +123,7 @@ def scatter(input, dim, index, src, value, reduce, out):
     x, idx, o = as_1d(input), as_1d(index), as_1d(out)
     d = dim % x.ndim
     given = src if src is not None else value
-    idx = _own(check_range(idx, x.shape[d], d), o)
+    idx = check_range(idx, x.shape[d], d)
     values = _leading(as_1d(given), idx.shape) if isinstance(given, np.ndarray) else fitted(given, o.dtype)
     if isinstance(values, np.ndarray) and np.may_share_memory(values, o):
         values = values.copy()
@@ -132,7 +142,7 @@ def scatter_add(input, dim, index, src, out):
 def scatter_reduce(input, dim, index, src, reduce, include_self, out):
     x, idx, o = as_1d(input), as_1d(index), as_1d(out)
     d = dim % x.ndim
-    idx = _own(check_range(idx, x.shape[d], d), o)
+    idx = check_range(idx, x.shape[d], d)
     values = _leading(as_1d(src), idx.shape)
     if np.may_share_memory(values, o):
         values = values.copy()
@@ -147,17 +157,19 @@ def _along(dim: int, index: Any) -> tuple:
 
 
 def check_select_range(index: np.ndarray, size: int) -> np.ndarray:
-    """index_select's and index_add's check: PyTorch's IndexError for a negative index."""
+    """index_select's and index_add's check (on a private int64 copy, returned): PyTorch's IndexError
+    for a negative index."""
+    index = private(index)
     if index.size and (int(index.min()) < 0 or int(index.max()) >= size):
         bad = int(index[(index < 0) | (index >= size)].flat[0])
         if bad < 0:
             raise IndexError("index out of range in self")
         raise RuntimeError(f"index {bad} is out of bounds for dimension 0 with size {size}")
-    return index.astype(np.int64, copy=False)
+    return index
 
 
 def index_select(input, dim, index, out):
-    x, idx = as_1d(input), index.reshape(-1)
+    x, idx = as_1d(input), private(index.reshape(-1))
     d = dim % x.ndim
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= x.shape[d]):
         raise IndexError("index out of range in self")
@@ -175,7 +187,7 @@ def _alpha_for(dtype: np.dtype, alpha: Any) -> Any:
 def index_add(input, dim, index, source, alpha, out):
     x, o, src, idx = as_1d(input), as_1d(out), as_1d(source), index.reshape(-1)
     d = dim % x.ndim
-    idx = _own(check_select_range(idx, x.shape[d]), o)
+    idx = check_select_range(idx, x.shape[d])
     a = _alpha_for(o.dtype, alpha)
     values = src if a == 1 else src * np.asarray(a, dtype=src.dtype)
     if np.may_share_memory(values, o):
@@ -187,7 +199,7 @@ def index_add(input, dim, index, source, alpha, out):
 def index_copy(input, dim, index, source, out):
     x, o, src, idx = as_1d(input), as_1d(out), as_1d(source), index.reshape(-1)
     d = dim % x.ndim
-    idx = _own(check_range(idx, x.shape[d], d, exc=IndexError, prefix="index_copy_(): "), o)
+    idx = check_range(idx, x.shape[d], d, exc=IndexError, prefix="index_copy_(): ")
     if np.may_share_memory(src, o):
         src = src.copy()
     _copy_in(o, x)
@@ -197,18 +209,17 @@ def index_copy(input, dim, index, source, out):
 def index_fill(input, dim, index, value, out):
     x, o, idx = as_1d(input), as_1d(out), index.reshape(-1)
     d = dim % x.ndim
-    idx = _own(check_range(idx, x.shape[d], d, negative=True, exc=IndexError), o)
+    idx = check_range(idx, x.shape[d], d, negative=True, exc=IndexError)
     fill = value[()] if isinstance(value, np.ndarray) else fitted(value, o.dtype)  # uint8 -1 -> 255
     _copy_in(o, x)
     o[_along(d, idx)] = fill
 
 
 def index_reduce(input, dim, index, source, reduce, include_self, out):
-    x, o, src, idx = as_1d(input), as_1d(out), as_1d(source), index.reshape(-1)
+    x, o, src, idx = as_1d(input), as_1d(out), as_1d(source), private(index.reshape(-1))
     d = dim % x.ndim
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= x.shape[d]):
         raise IndexError("index out of range in self")
-    idx = _own(idx.astype(np.int64, copy=False), o)
     if np.may_share_memory(src, o):
         src = src.copy()
     _copy_in(o, x)
@@ -235,7 +246,7 @@ def masked_fill(input, mask, value, out):
 
 
 def masked_scatter(input, mask, source, out):
-    m = _own(np.broadcast_to(mask, out.shape), out)
+    m = private(np.broadcast_to(mask, out.shape), bool)  # its count sizes what is read from source
     n = int(np.count_nonzero(m))
     if source.size < n:
         raise RuntimeError("Number of elements of source < number of ones in mask")
@@ -250,15 +261,17 @@ def masked_scatter(input, mask, source, out):
 def masked_select(input, mask):
     shape = np.broadcast_shapes(input.shape, mask.shape)
     if _C is not None and input.shape == shape == mask.shape and input.ndim:
-        picked = _C.masked_select(input, mask)  # one threaded compaction; None: numpy's layout
+        # one threaded compaction, safe against a racing writer; None: numpy's layout
+        picked = _C.masked_select(input, mask)
         if picked is not None:
             return picked
-    return np.ascontiguousarray(np.broadcast_to(input, shape)[np.broadcast_to(mask, shape)])
+    return np.ascontiguousarray(np.broadcast_to(input, shape)[private(np.broadcast_to(mask, shape), bool)])
 
 
 # -- take, nonzero -------------------------------------------------------------------------------
 
 def take(input, index, out):
+    index = private(index)
     n = input.size
     if index.size:
         if n == 0:

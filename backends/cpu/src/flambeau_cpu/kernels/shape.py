@@ -218,14 +218,35 @@ def range_(start, end, step, dtype, device, requires_grad, out):
     np.copyto(out, start + step * np.arange(out.shape[0], dtype=np.float64), casting="unsafe")
 
 
+def _triangle_indices(row: int, col: int, offset: int, lower: bool, out: np.ndarray) -> None:
+    """The coordinates of a triangle, row by row, into ``out`` (2, count): built from each row's
+    first column and length, never from a ``row x col`` mask (numpy's tril_indices builds one)."""
+    if out.shape[1] == 0:
+        return
+    offset = min(max(offset, -row - 1), col + 1)  # beyond these the triangle is empty or whole: int64-safe
+    # Only rows holding at least one entry: there are at most as many as entries.
+    if lower:
+        first_row, end_row = min(max(-offset, 0), row), row
+    else:
+        first_row, end_row = 0, min(max(col - offset, 0), row)
+    rows = np.arange(first_row, end_row, dtype=np.int64)
+    if lower:
+        starts = np.zeros_like(rows)
+        lengths = np.minimum(rows + (offset + 1), col)
+    else:
+        starts = np.maximum(rows + offset, 0)
+        lengths = col - starts
+    at = np.cumsum(lengths) - lengths  # where each row's entries begin in the output
+    np.copyto(out[0], np.repeat(rows, lengths), casting="unsafe")
+    np.copyto(out[1], np.arange(out.shape[1], dtype=np.int64) - np.repeat(at - starts, lengths), casting="unsafe")
+
+
 def tril_indices(row, col, offset, dtype, device, requires_grad, out):
-    rows, cols = np.tril_indices(row, offset, col)
-    out[0], out[1] = rows, cols
+    _triangle_indices(row, col, offset, True, out)
 
 
 def triu_indices(row, col, offset, dtype, device, requires_grad, out):
-    rows, cols = np.triu_indices(row, offset, col)
-    out[0], out[1] = rows, cols
+    _triangle_indices(row, col, offset, False, out)
 
 
 def complex_(real, imag, out):

@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from flambeau.ops.sizes import allocation_error, checked_nbytes
+
 from ._quiet import quiet_all
 from .sorting import _C, _run_lastdim
 
@@ -370,14 +372,43 @@ def unique_consecutive(input, return_inverse, return_counts, dim):
 
 
 def bincount(input, weights, minlength):
-    if input.size and input.min() < 0:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    index = input.astype(np.int64)
-    if weights is None:
-        return np.bincount(index, minlength=minlength).astype(np.int64)
-    kind = weights.dtype.name
-    result_dtype = weights.dtype if kind in ("float32", "float64") else np.dtype(np.float64)
-    return np.bincount(index, weights=weights.astype(np.float64), minlength=minlength).astype(result_dtype)
+    # The values are checked before numpy or C++ sees them: numpy's bincount sizes its result from the
+    # largest value and wraps around at 2**63 - 1 (corrupting its heap). C++ finds the range and counts
+    # (each value checked again as it is counted, since another thread may change it in between).
+    values = input if input.dtype in _COUNTABLE and input.flags.c_contiguous else np.array(input, dtype=np.int64)
+    nbins = minlength
+    if values.size:
+        lo, hi = _range(values)
+        if lo < 0:
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+        nbins = max(hi + 1, minlength)
+    nbytes = checked_nbytes((nbins,), 8)
+    try:
+        counts = np.zeros(nbins, dtype=np.int64 if weights is None else np.float64)
+    except MemoryError:
+        raise allocation_error(nbytes) from None
+    w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    if _bincount_into is not None:
+        if not _bincount_into(counts, values, w):
+            raise RuntimeError("bincount: the input changed while it was counted")
+    else:
+        counts += np.bincount(values, weights=w, minlength=nbins).astype(counts.dtype, copy=False)
+    if weights is None or weights.dtype.name == "float64":
+        return counts
+    return counts.astype(weights.dtype if weights.dtype.name == "float32" else np.float64, copy=False)
+
+
+_COUNTABLE = (np.dtype(np.int64), np.dtype(np.int32))
+try:
+    from .._C import bincount_into as _bincount_into, bincount_range as _bincount_range
+except (ImportError, AttributeError):  # a source checkout without the extension built
+    _bincount_into = _bincount_range = None
+
+
+def _range(values: np.ndarray) -> tuple[int, int]:
+    if _bincount_range is not None:
+        return _bincount_range(values)
+    return int(values.min()), int(values.max())
 
 
 def histc(input, bins, min, max, out):

@@ -90,7 +90,8 @@ def unfold(input, dimension, size, step):
     strides = [s // item for s in input.strides]
     count = (shape[d] - size) // step + 1
     inner = strides[d]
-    shape[d], strides[d] = count, strides[d] * step
+    # One window only: its step is never taken, and a huge one would overflow numpy's byte strides.
+    shape[d], strides[d] = count, strides[d] * (step if count > 1 else min(step, max(shape[d], 1)))
     return _storage.as_strided(input, tuple(shape) + (size,), tuple(strides) + (inner,), offset)
 
 
