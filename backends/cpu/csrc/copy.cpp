@@ -193,9 +193,6 @@ bool triangle_into(py::array out, const py::array& src, index_t diagonal, bool l
   diagonal = std::min(std::max(diagonal, -rows - 1), cols + 1);
   const bool in_place = out.data() == src.data() && same_elements(src, out);
   if (!in_place && may_overlap(out, src)) return false;
-  // Past -rows or cols the triangle is all or nothing: clamped, row + diagonal cannot overflow.
-  const index_t rows = out.shape(out.ndim() - 2), cols = out.shape(out.ndim() - 1);
-  diagonal = std::min<index_t>(std::max<index_t>(diagonal, -rows - 1), cols + 1);
   std::unique_ptr<py::gil_scoped_release> nogil(out.size() >= kParallelGrain ? new py::gil_scoped_release : nullptr);
   switch (out.itemsize()) {
     case 1: run_triangle<std::uint8_t>(out, src, diagonal, lower, in_place); break;
