@@ -4,113 +4,131 @@ The generated function does only what cannot be known in advance: it checks that
 arguments are tensors, picks the device, unwraps natives, notes whether any input requires
 grad, and hands over to ``_dispatch.run_*``. Writing it out per op (rather than looping over
 ``*args`` at call time) keeps the per-op path short.
-
-Compiling ~470 such functions at every import would cost a third of ``import flambeau``, and
-caching their code on disk fails wherever bytecode cannot be written. So the source is written
-with placeholder names (``_a0, _a1...`` for the parameters, ``_op`` for the function): ops of
-the same shape (every unary pointwise op, every binary one with ``alpha``...) then share one
-source text, which is compiled once per process, and each op gets that code object with its own
-names put back (:func:`instantiate`). The bytecode is the one a per-op compile would give, so the
-per-op path is unchanged.
 """
 from __future__ import annotations
 
 import inspect
-from types import CodeType, FunctionType
 from typing import Any, Callable
 
-from . import _dispatch
+from . import _codecache, _dispatch
 from ._decl import (COMPUTE, DYNAMIC, FACTORY, OPTIONAL_TENSOR, OPTIONAL_TENSOR_LIST, TENSOR, TENSOR_LIST,
                     VIEW, OpDecl, tensor_kind)
 
 
-#: The generated function's own name in its source; ``_a{i}`` is its i-th parameter's.
-_NAME = "_op"
-
-
-
-def _seed() -> dict[str, CodeType]:
-    """The templates of core-tensor's own ops, compiled when the package was installed (see
-    :mod:`._templates`); any other source is compiled at its first use in the process."""
-    try:
-        from ._templates import TEMPLATES
-    except ImportError:  # a source tree mid-regeneration: everything compiles, correctly, more slowly
-        return {}
-    return dict(TEMPLATES)
-
-
-#: source text -> the code object of the function it defines
-_TEMPLATES: dict[str, CodeType] = _seed()
-
-
-def _compile_one(source: str) -> CodeType:
-    module = compile(source, "<generated>", "exec", dont_inherit=True)
-    return next(c for c in module.co_consts if isinstance(c, CodeType))
-
-
-def _render_params(params: list[inspect.Parameter], add_out: bool) -> str:
-    """The parameter list, without defaults: those are set on the function object
-    (``__defaults__``/``__kwdefaults__``), so that ops differing only in defaults share a source."""
+def _render_params(params: list[inspect.Parameter], add_out: bool, drop_first_default: bool = False) -> str:
     parts, star_seen = [], False
     for p in params:
         if p.kind is p.KEYWORD_ONLY and not star_seen:
             parts.append("*")
             star_seen = True
-        parts.append(p.name)
+        text = p.name if p.default is p.empty else f"{p.name}=_D_{p.name}"
+        parts.append(text)
     if add_out:
         if not star_seen:
             parts.append("*")
-        parts.append("out")
+        parts.append("out=None")
     return ", ".join(parts)
-
-
-def _placeholders(params: list[inspect.Parameter]) -> list[inspect.Parameter]:
-    """``params`` renamed ``_a0, _a1...``: the names the source is written with."""
-    return [p.replace(name=f"_a{i}") for i, p in enumerate(params)]
-
-
-def instantiate(source: str, names: dict[str, str], namespace: dict[str, Any], defaults: tuple | None = None,
-                kwdefaults: dict[str, Any] | None = None, filename: str = "<generated>") -> FunctionType:
-    """The function that ``source`` defines, as if compiled with each placeholder in ``names``
-    replaced by its real name: its parameters (and the function's own name) in ``co_varnames``
-    and ``co_name``, and the same names where they appear as string constants (argument names
-    in messages, keyword names of calls). ``source`` defines one function, called ``_op``, with
-    no nested function or comprehension; it is compiled once per process, whatever the names.
-
-    Args:
-        source: the text of one ``def _op(...)``, its parameters placeholders.
-        names: placeholder -> real name, ``"_op"`` included.
-        namespace: the function's globals.
-        defaults, kwdefaults: the function's ``__defaults__`` and ``__kwdefaults__``.
-        filename: its ``co_filename`` (shown in tracebacks).
-    """
-    code = _TEMPLATES.get(source)
-    if code is None:
-        code = _TEMPLATES[source] = _compile_one(source)
-    name = names.get(_NAME, _NAME)
-    code = code.replace(
-        co_name=name, co_qualname=name, co_filename=filename, co_firstlineno=1,
-        co_varnames=tuple([names.get(v, v) for v in code.co_varnames]),
-        co_consts=tuple([_renamed(c, names) for c in code.co_consts]),
-    )
-    fn = FunctionType(code, namespace, name, defaults)
-    fn.__kwdefaults__ = kwdefaults
-    return fn
-
-
-def _renamed(const: Any, names: dict[str, str]) -> Any:
-    if type(const) is str:
-        return names.get(const, const)
-    if type(const) is tuple and const and all(type(c) is str for c in const):  # a call's keyword names
-        return tuple([names.get(c, c) for c in const])
-    return const
 
 
 def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     """The public function for ``decl`` (or its in-place form ``name_``)."""
-    source = render(decl, inplace)
+    params = decl.parameters
     name = decl.name + ("_" if inplace else "")
-    real = decl.parameters
+    lines = [f"def {name}({_render_params(params, add_out=decl.returns_out and not inplace)}):"]
+    body: list[str] = []
+    dev_state = "unset"  # "unset": no `_dev` yet; "maybe": `_dev` may be None; "known": set
+    natives = []
+    first_tensor = None  # the first Tensor parameter's name, for zero_dim_common
+    conj_tests = []  # one test per tensor parameter: is it a conjugated view (see _conj_lines)
+    for p in params:
+        kind = tensor_kind(p)
+        n = p.name
+        if kind is None:
+            natives.append(n)
+            continue
+        if dev_state == "unset":
+            body += ["_dev = None", "_rg = False"] if kind != TENSOR else []
+        if kind == TENSOR:
+            if decl.number_first and not inplace and not natives:
+                # Off the hot path: only a non-tensor first argument reaches the call.
+                body.append(f"if not isinstance({n}, _T): return _number_first(_OP, {name}, {_call_args(decl)})")
+            else:
+                body.append(f"if not isinstance({n}, _T): raise _type_error(_OP, {n!r}, {n})")
+            body += _zero_dim_lines(decl, first_tensor, n, "")
+            first_tensor = first_tensor or n
+            if dev_state == "unset":
+                body += [f"_dev = {n}._device", f"_rg = {n}._requires_grad"]
+            else:
+                body += _device_lines(n, dev_state, "")
+                body.append(f"_rg = _rg or {n}._requires_grad")
+            natives.append(f"{n}._data")
+            conj_tests.append(f"{n}._conj")
+            dev_state = "known"
+            continue
+        if kind not in (TENSOR_LIST, OPTIONAL_TENSOR_LIST):
+            # the native is the argument itself when it is no tensor (a number, None)
+            conj_tests.append(f"(_n_{n} is not {n} and {n}._conj)")
+        elif "_cj" not in conj_tests:  # any list's tensors set _cj in its loop
+            body.append("_cj = False")
+            conj_tests.append("_cj")
+        if kind == TENSOR_LIST:
+            body.append(f"_n_{n} = []")
+            body.append(f"for _t in {n}:")
+            body.append(f"    if not isinstance(_t, _T): raise _type_error(_OP, {n!r}, _t)")
+            body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ")
+            body.append("    _rg = _rg or _t._requires_grad")
+            body.append("    if _t._conj: _cj = True")
+            body.append(f"    _n_{n}.append(_t._data)")
+        elif kind == OPTIONAL_TENSOR_LIST:
+            body.append(f"_n_{n} = []")
+            body.append(f"for _t in {n}:")
+            body.append(f"    if _t is None: _n_{n}.append(None); continue")
+            body.append(f"    if not isinstance(_t, _T): raise _type_error(_OP, {n!r}, _t)")
+            body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ")
+            body.append("    _rg = _rg or _t._requires_grad")
+            body.append("    if _t._conj: _cj = True")
+            body.append(f"    _n_{n}.append(_t._data)")
+        else:  # a tensor or a scalar (or None)
+            body.append(f"if isinstance({n}, _T):")
+            body += _zero_dim_lines(decl, first_tensor, n, "    ")
+            body += _device_lines(n, dev_state if dev_state == "known" else "maybe", "    ")
+            body.append(f"    _rg = _rg or {n}._requires_grad")
+            body.append(f"    _n_{n} = {n}._data")
+            body.append("else:")
+            if kind == OPTIONAL_TENSOR:
+                body.append(f"    if {n} is not None: raise _type_error(_OP, {n!r}, {n})")
+            body.append(f"    _n_{n} = {n}")
+        natives.append(f"_n_{n}")
+        if dev_state == "unset":
+            dev_state = "maybe"
+    if decl.kind == FACTORY:
+        body.append("_dev = _factory_device(device)")
+    elif dev_state == "maybe":
+        body.append("if _dev is None: raise _no_tensor_error(_OP)")
+    elif dev_state == "unset":
+        raise ValueError(f"op {decl.name!r}: a {decl.kind} op needs a tensor parameter")
+    if dev_state == "unset" or not decl.differentiable:
+        body.append("_rg = False")
+    args = ", ".join(p.name for p in params)
+    args_tuple = f"({args},)" if params else "()"
+    natives_tuple = f"({', '.join(natives)},)" if natives else "()"
+    body += _conj_lines(decl, name, conj_tests, args_tuple, inplace)
+    if decl.kind == COMPUTE:
+        body += _compute_lines(decl, args_tuple, natives_tuple, inplace)
+    elif decl.kind == FACTORY:
+        body += _factory_lines(decl, args_tuple, natives_tuple)
+    if decl.kind in (COMPUTE, FACTORY):
+        out = params[0].name if inplace else "out"
+        body.append(f"return _run_compute(_OP, _dev, {args_tuple}, {natives_tuple}, {out}, _rg, {inplace})")
+    elif decl.kind == VIEW:
+        body += _view_lines(decl, args_tuple, natives_tuple)
+        body.append(f"return _run_view(_OP, _dev, {args_tuple}, {natives_tuple}, _rg)")
+    elif decl.kind == DYNAMIC:
+        body.append(f"return _run_dynamic(_OP, _dev, {args_tuple}, {natives_tuple}, _rg)")
+    lines += ["    " + b for b in body if b]
+    if decl.kind == FACTORY and "requires_grad" in decl.param_names:
+        lines[-1] = lines[-1].replace("return ", "_result = ")
+        lines += ["    if requires_grad: _result.requires_grad_(True)", "    return _result"]
     namespace = {
         "_OP": decl,
         "_T": _dispatch.tensor_class(),
@@ -135,130 +153,58 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         "_into": _dispatch._run_into,
         "_D": _dispatch,
         "_DT": _dispatch._dtypes,
+        "_conj_call": _dispatch.conj_call,
+        "_elementwise_out": _dispatch.elementwise_out,
+        "_conj_view": _dispatch.conj_view,
     }
-    names = {f"_a{i}": p.name for i, p in enumerate(real)}
-    names[_NAME] = name
-    positional = [p for p in real if p.kind is not p.KEYWORD_ONLY]
-    defaults = tuple(p.default for p in positional if p.default is not p.empty) or None
-    kwdefaults = {p.name: p.default for p in real if p.kind is p.KEYWORD_ONLY and p.default is not p.empty}
-    if decl.returns_out and not inplace:
-        kwdefaults["out"] = None
-    fn = instantiate(source, names, namespace, defaults, kwdefaults or None, f"<flambeau op {name}>")
-    namespace["_SELF"] = fn  # number_first ops call themselves again with the number made a tensor
+    namespace.update({f"_D_{p.name}": p.default for p in params if p.default is not p.empty})
+    source = "\n".join(lines)
+    exec(_codecache.compiled(source, f"<flambeau op {name}>"), namespace)
+    fn = namespace[name]
     fn.__doc__ = decl.doc or None
+    fn.__qualname__ = fn.__name__ = name
     fn.__module__ = "flambeau"
     fn._op = decl  # type: ignore[attr-defined]
     fn._source = source  # type: ignore[attr-defined]
     return fn
 
 
-def render(decl: OpDecl, inplace: bool = False) -> str:
-    """The source of ``decl``'s function (or of its in-place form), with placeholder names."""
-    real = decl.parameters
-    params = _placeholders(real)
-    lines = [f"def {_NAME}({_render_params(params, add_out=decl.returns_out and not inplace)}):"]
-    body: list[str] = []
-    dev_state = "unset"  # "unset": no `_dev` yet; "maybe": `_dev` may be None; "known": set
-    natives = []
-    first_tensor = None  # the first Tensor parameter's name, for zero_dim_common
-    for p in params:
-        kind = tensor_kind(p)
-        n = p.name
-        if kind is None:
-            natives.append(n)
-            continue
-        if dev_state == "unset":
-            body += ["_dev = None", "_rg = False"] if kind != TENSOR else []
-        if kind == TENSOR:
-            if decl.number_first and not inplace and not natives:
-                # Off the hot path: only a non-tensor first argument reaches the call.
-                body.append(f"if not isinstance({n}, _T): return _number_first(_OP, _SELF, {_call_args(decl, params)})")
-            else:
-                body.append(f"if not isinstance({n}, _T): raise _type_error(_OP, {n!r}, {n})")
-            body += _zero_dim_lines(decl, params, first_tensor, n, "")
-            first_tensor = first_tensor or n
-            if dev_state == "unset":
-                body += [f"_dev = {n}._device", f"_rg = {n}._requires_grad"]
-            else:
-                body += _device_lines(n, dev_state, "")
-                body.append(f"_rg = _rg or {n}._requires_grad")
-            natives.append(f"{n}._data")
-            dev_state = "known"
-            continue
-        if kind == TENSOR_LIST:
-            body.append(f"_n_{n} = []")
-            body.append(f"for _t in {n}:")
-            body.append(f"    if not isinstance(_t, _T): raise _type_error(_OP, {n!r}, _t)")
-            body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ")
-            body.append("    _rg = _rg or _t._requires_grad")
-            body.append(f"    _n_{n}.append(_t._data)")
-        elif kind == OPTIONAL_TENSOR_LIST:
-            body.append(f"_n_{n} = []")
-            body.append(f"for _t in {n}:")
-            body.append(f"    if _t is None: _n_{n}.append(None); continue")
-            body.append(f"    if not isinstance(_t, _T): raise _type_error(_OP, {n!r}, _t)")
-            body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ")
-            body.append("    _rg = _rg or _t._requires_grad")
-            body.append(f"    _n_{n}.append(_t._data)")
-        else:  # a tensor or a scalar (or None)
-            body.append(f"if isinstance({n}, _T):")
-            body += _zero_dim_lines(decl, params, first_tensor, n, "    ")
-            body += _device_lines(n, dev_state if dev_state == "known" else "maybe", "    ")
-            body.append(f"    _rg = _rg or {n}._requires_grad")
-            body.append(f"    _n_{n} = {n}._data")
-            body.append("else:")
-            if kind == OPTIONAL_TENSOR:
-                body.append(f"    if {n} is not None: raise _type_error(_OP, {n!r}, {n})")
-            body.append(f"    _n_{n} = {n}")
-        natives.append(f"_n_{n}")
-        if dev_state == "unset":
-            dev_state = "maybe"
-    alias = {p.name: c.name for p, c in zip(real, params)}
-    if decl.kind == FACTORY:
-        body.append(f"_dev = _factory_device({alias['device']})")
-    elif dev_state == "maybe":
-        body.append("if _dev is None: raise _no_tensor_error(_OP)")
-    elif dev_state == "unset":
-        raise ValueError(f"op {decl.name!r}: a {decl.kind} op needs a tensor parameter")
-    if dev_state == "unset" or not decl.differentiable:
-        body.append("_rg = False")
-    args = ", ".join(p.name for p in params)
-    args_tuple = f"({args},)" if params else "()"
-    natives_tuple = f"({', '.join(natives)},)" if natives else "()"
-    if decl.kind == COMPUTE:
-        body += _compute_lines(decl, params, args_tuple, natives_tuple, inplace)
-    elif decl.kind == FACTORY:
-        body += _factory_lines(decl, alias, args_tuple, natives_tuple)
-    if decl.kind in (COMPUTE, FACTORY):
-        out = params[0].name if inplace else "out"
-        body.append(f"return _run_compute(_OP, _dev, {args_tuple}, {natives_tuple}, {out}, _rg, {inplace})")
-    elif decl.kind == VIEW:
-        body += _view_lines(decl, params, args_tuple, natives_tuple)
-        body.append(f"return _run_view(_OP, _dev, {args_tuple}, {natives_tuple}, _rg)")
-    elif decl.kind == DYNAMIC:
-        body.append(f"return _run_dynamic(_OP, _dev, {args_tuple}, {natives_tuple}, _rg)")
-    lines += ["    " + b for b in body if b]
-    if decl.kind == FACTORY and "requires_grad" in decl.param_names:
-        lines[-1] = lines[-1].replace("return ", "_result = ")
-        lines += [f"    if {alias['requires_grad']}: _result.requires_grad_(True)", "    return _result"]
-    return "\n".join(lines)
+def _conj_lines(decl: OpDecl, name: str, tests: list[str], args_tuple: str, inplace: bool) -> list[str]:
+    """The one test of the conjugate bit on the per-op path: an op whose inputs include a conjugated
+    view leaves it for ``_dispatch.conj_call`` (or ``conj_view`` for a view op of one), which calls
+    this function again on resolved inputs. ``lambda`` re-enters with the op's own argument rules."""
+    if not tests:
+        return []
+    if decl.name == CONJ_OP:
+        return []  # the op that sets the bit: its view lines toggle it
+    params = [p.name for p in decl.parameters]
+    if decl.kind == VIEW:
+        # only the viewed tensor carries the bit onwards; a view op has no other tensor input
+        call = f"lambda {', '.join(params)}: {name}({_call_args(decl, with_out=False)})"
+        return [f"if {tests[0]}: return _conj_view(_OP, {call}, {args_tuple})"]
+    with_out = decl.returns_out and not inplace
+    call = f"lambda {', '.join(params + (['out=None'] if with_out else []))}: {name}({_call_args(decl, with_out)})"
+    return [f"if {' or '.join(tests)}: return _conj_call(_OP, {call}, {args_tuple}, "
+            f"{'out' if with_out else 'None'}, {inplace})"]
 
 
-def _zero_dim_lines(decl: OpDecl, params: list[inspect.Parameter], first: str | None, n: str,
-                    indent: str) -> list[str]:
+#: The view op that flips the conjugate bit (``Tensor.conj`` of a complex tensor).
+CONJ_OP = "_conj"
+
+
+def _zero_dim_lines(decl: OpDecl, first: str | None, n: str, indent: str) -> list[str]:
     """For a ``zero_dim_common`` op, the check that casts a 0-d operand to the other's dtype: one
     identity test on the common path (same dtypes), the helper only when they differ."""
     if not decl.zero_dim_common or first is None:
         return []
-    when = f" and _zero_dim_when({_call_args(decl, params, with_out=False)})" if callable(decl.zero_dim_common) \
-        else ""
+    when = f" and _zero_dim_when({_call_args(decl, with_out=False)})" if callable(decl.zero_dim_common) else ""
     return [f"{indent}if {n}._dtype is not {first}._dtype{when}: {first}, {n} = _zero_dim_common({first}, {n})"]
 
 
-def _call_args(decl: OpDecl, params: list[inspect.Parameter], with_out: bool = True) -> str:
+def _call_args(decl: OpDecl, with_out: bool = True) -> str:
     """The generated function's own arguments, written as a call passes them on (``a, b, alpha=alpha``);
     ``out=out`` too when the op has it and ``with_out`` (an in-place form has no ``out``)."""
-    parts = [p.name if p.kind is p.POSITIONAL_OR_KEYWORD else f"{p.name}={p.name}" for p in params]
+    parts = [p.name if p.kind is p.POSITIONAL_OR_KEYWORD else f"{p.name}={p.name}" for p in decl.parameters]
     if decl.returns_out and with_out:
         parts.append("out=out")
     return ", ".join(parts)
@@ -269,15 +215,15 @@ def _wrap_lines(indent: str) -> list[str]:
     return [
         f"{indent}_r = _new(_T)",
         f"{indent}_r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._version_counter = [0]; _r._base = None",
-        f"{indent}_r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None",
+        f"{indent}_r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False",
     ]
 
 
-def _factory_lines(decl: OpDecl, alias: dict[str, str], args_tuple: str, natives_tuple: str) -> list[str]:
+def _factory_lines(decl: OpDecl, args_tuple: str, natives_tuple: str) -> list[str]:
     """A factory's common call (one output, no ``out=``) written out, as ``_compute_lines`` does for
     compute ops: ``randn(100)`` is mostly overhead. Anything else falls through to ``run_compute``."""
     names = args_tuple[1:-2]
-    grad = [f"        if {alias['requires_grad']}: _r.requires_grad_(True)"] if "requires_grad" in alias else []
+    grad = ["        if requires_grad: _r.requires_grad_(True)"] if "requires_grad" in decl.param_names else []
     return [
         "_entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)",
         "_k = _entry[0]",
@@ -293,8 +239,7 @@ def _factory_lines(decl: OpDecl, alias: dict[str, str], args_tuple: str, natives
     ]
 
 
-def _compute_lines(decl: OpDecl, params: list[inspect.Parameter], args_tuple: str, natives_tuple: str,
-                   inplace: bool) -> list[str]:
+def _compute_lines(decl: OpDecl, args_tuple: str, natives_tuple: str, inplace: bool) -> list[str]:
     """``run_compute`` written out in the op's own function when the device has a kernel.
 
     The functional one-output case is inlined whole (allocate, kernel, wrap, record); ``out=``
@@ -314,14 +259,14 @@ def _compute_lines(decl: OpDecl, params: list[inspect.Parameter], args_tuple: st
         f"    _spec = _meta({names})",
     ]
     if inplace:
-        first = params[0].name
+        first = decl.parameters[0].name
         return head + [f"    return _into(_OP, _k, _dev, {args_tuple}, {natives_tuple}, _spec, {first}, _rg, True)"]
     return head + [
         f"    if out is not None: return _into(_OP, _k, _dev, {args_tuple}, {natives_tuple}, _spec, out, _rg, False)",
         "    if type(_spec) is not tuple:",
         f"        return _finish(_OP, _dev, _entry[2], _k, {args_tuple}, {natives_tuple}, _spec, _rg)",
         "    _shape, _dt = _spec",
-        "    _o = _entry[1](_shape, _dt, _dev)",
+        *_allocation_lines(decl, args_tuple),
         f"    _k({natives}, out=_o)",
         *_wrap_lines("    "),
         f"    if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'functional', None)",
@@ -329,19 +274,38 @@ def _compute_lines(decl: OpDecl, params: list[inspect.Parameter], args_tuple: st
     ]
 
 
-def _view_lines(decl: OpDecl, params: list[inspect.Parameter], args_tuple: str, natives_tuple: str) -> list[str]:
+def _allocation_lines(decl: OpDecl, args_tuple: str) -> list[str]:
+    """The output's allocation. An elementwise op's output takes its inputs' layout; the test that
+    sends the common case (a first input of the output's shape, row-major: the output is too) to
+    the plain allocator reads the native's own flag, where the backend's natives have numpy's
+    ``flags`` (``_entry[3]``); everything else asks ``_dispatch.elementwise_out``."""
+    plain = "    _o = _entry[1](_shape, _dt, _dev)"
+    if not decl.elementwise:
+        return [plain]
+    first = next((p.name for p in decl.parameters if tensor_kind(p) == TENSOR), None)
+    if first is None:
+        return [f"    _o = _elementwise_out(_entry, _shape, _dt, _dev, {args_tuple})"]
+    return [
+        f"    if _entry[3] and {first}._data.flags.c_contiguous and {first}._data.shape == _shape:",
+        "    " + plain,
+        f"    else: _o = _elementwise_out(_entry, _shape, _dt, _dev, {args_tuple})",
+    ]
+
+
+def _view_lines(decl: OpDecl, args_tuple: str, natives_tuple: str) -> list[str]:
     """``run_view`` written out in the op's own function when the device has a kernel (a few
     percent of a small view op; the view's meta is most of the rest)."""
-    base = params[0].name
+    base = decl.parameters[0].name
     return [
         "_table = _TABLES[_dev.type]",
-        f"_k = _table.get({_NAME!r})",  # the op's name, put in by instantiate
+        f"_k = _table.get({decl.name!r})",
         "if _k is not None:",
         f"    _meta({args_tuple[1:-2]})",
         f"    _n = _k({natives_tuple[1:-2]})",
         "    _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)",
         f"    _r._version_counter = {base}._version_counter",
         f"    _r._base = {base} if {base}._base is None else {base}._base",
+        *([f"    _r._conj = not {base}._conj"] if decl.name == CONJ_OP else []),
         f"    if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'view', None)",
         "    return _r",
     ] + ([  # a composite view (reshape, flatten...): its checks, then its body, with no detour through run_view

@@ -1,11 +1,11 @@
 """Op declarations: what an op is called, its signature, its meta function."""
 from __future__ import annotations
 
-import ast
 import inspect
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from . import _codecache
 
 #: Annotations that mark a parameter as holding tensors (the dispatcher unwraps them).
 TENSOR = "Tensor"
@@ -60,6 +60,10 @@ class OpDecl:
             saying when: ``div`` casts only with a ``rounding_mode``, since its true division of
             integers computes in floating point from the uncast values (``uint8_t / tensor(257)``
             is 2/257).
+        elementwise: one output, each element computed from the inputs' elements at its index
+            (after broadcasting): the output takes the inputs' memory layout, as PyTorch's
+            TensorIterator gives it (``flambeau._layout.elementwise_strides``), so that an op on
+            a transposed or channels_last tensor returns one laid out the same way.
         doc: the docstring of the generated function.
     """
 
@@ -76,6 +80,7 @@ class OpDecl:
     random: bool = False
     number_first: bool = False
     zero_dim_common: bool | Callable[..., bool] = False
+    elementwise: bool = False
     doc: str = ""
     provider: str = field(default="", compare=False)  # filled in by the loader: the distribution
 
@@ -99,131 +104,23 @@ class OpDecl:
 
 
 def parse_signature(name: str, text: str) -> list[inspect.Parameter]:
-    """The parameters of a signature written as ``"(input: Tensor, dim=None)"``.
-
-    Annotations are kept as strings: they name tensor kinds (``Tensor?``), not Python types.
-    """
-    params = _parse_plain(text)
-    if params is None:  # anything beyond names, annotations and literal defaults: Python parses it
-        try:
-            namespace: dict[str, Any] = {}
-            # dont_inherit: this module's `from __future__ import annotations` would re-quote them.
-            exec(compile(f"def _sig{_strip_annotations_to_strings(text)}: pass", "<signature>", "exec",
-                         dont_inherit=True), {}, namespace)
-        except SyntaxError as exc:
-            raise ValueError(f"op {name!r}: invalid signature {text!r}: {exc}") from None
-        params = list(inspect.signature(namespace["_sig"]).parameters.values())
+    """The parameters of a signature written as ``"(input: Tensor, dim=None)"``."""
+    try:
+        namespace: dict[str, Any] = {}
+        # Annotations are kept as strings: they name tensor kinds, not Python types.
+        # dont_inherit: this module's `from __future__ import annotations` would re-quote them.
+        # (compiled through the on-disk code cache: ~110 of these run at every import)
+        code = _codecache.compiled(f"def _sig{_strip_annotations_to_strings(text)}: pass", "<signature>")
+        exec(code, {}, namespace)
+    except SyntaxError as exc:
+        raise ValueError(f"op {name!r}: invalid signature {text!r}: {exc}") from None
+    params = list(inspect.signature(namespace["_sig"]).parameters.values())
     for p in params:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             raise ValueError(f"op {name!r}: *args and **kwargs are not allowed in a signature")
         if p.name == "out":
             raise ValueError(f"op {name!r}: 'out' is added by the dispatcher; do not declare it")
     return params
-
-
-#: One parameter as ops write them: ``name``, ``name: Annotation``, ``name=default``, or both.
-_PLAIN_PARAM = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::\s*([A-Za-z_][\w?\[\]]*)\s*)?(?:=\s*(.+?))?\s*")
-_DEFAULTS: dict[str, Any] = {}  # default text -> value: ~25 distinct texts among ~1000 parameters
-
-
-def _parse_plain(text: str) -> list[inspect.Parameter] | None:
-    """``text`` parsed without compiling it, when it is a plain signature: parameters with
-    optional annotations and literal defaults, one bare ``*``. None for anything else (which
-    :func:`parse_signature` hands to Python, with its errors). ~4 µs rather than ~60 µs: ~360
-    ops are declared at every import."""
-    text = text.strip()
-    if not (text.startswith("(") and text.endswith(")")):
-        return None
-    inner = text[1:-1]
-    pieces = _split_top_level(inner) if inner.strip() else []
-    if pieces is None:
-        return None
-    params: list[inspect.Parameter] = []
-    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    seen_default = False
-    for piece in pieces:
-        if piece.strip() == "*":
-            if kind is inspect.Parameter.KEYWORD_ONLY:
-                return None
-            kind = inspect.Parameter.KEYWORD_ONLY
-            continue
-        m = _PLAIN_PARAM.fullmatch(piece)
-        if m is None:
-            return None
-        pname, annotation, default_text = m.groups()
-        default: Any = inspect.Parameter.empty
-        if default_text is not None:
-            default = _literal(default_text)
-            if default is _NOT_LITERAL:
-                return None
-            seen_default = True
-        elif seen_default and kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
-            return None  # a parameter without a default after one with: Python's SyntaxError
-        try:
-            params.append(inspect.Parameter(pname, kind, default=default,
-                                            annotation=inspect.Parameter.empty if annotation is None else annotation))
-        except ValueError:  # a keyword as a name, a duplicate...: Python says it
-            return None
-    if kind is inspect.Parameter.KEYWORD_ONLY and (not pieces or pieces[-1].strip() == "*"):
-        return None  # a bare `*` must be followed by a parameter
-    if len({p.name for p in params}) != len(params):
-        return None
-    return params
-
-
-_NOT_LITERAL = object()
-
-
-def _literal(text: str) -> Any:
-    text = text.strip()
-    try:
-        return _DEFAULTS[text]
-    except KeyError:
-        pass
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return _NOT_LITERAL
-    if isinstance(value, (list, dict, set)):
-        return _NOT_LITERAL  # mutable: cached here, one object would be shared by every op using the text
-    _DEFAULTS[text] = value
-    return value
-
-
-def _split_top_level(text: str) -> list[str] | None:
-    """``text`` split at the commas outside brackets and strings; None when unbalanced."""
-    pieces, depth, start, quote, i = [], 0, 0, "", 0
-    for m in _SPLIT_TOKENS.finditer(text):
-        tok = m.group()
-        i = m.start()
-        if quote:
-            if tok == quote:
-                quote = ""
-            continue
-        if tok in ("'", '"'):
-            quote = tok
-        elif tok in "([{":
-            depth += 1
-        elif tok in ")]}":
-            depth -= 1
-            if depth < 0:
-                return None
-        elif tok == "," and depth == 0:
-            pieces.append(text[start:i])
-            start = i + 1
-        elif tok == "\\":
-            return None  # escapes: leave them to Python
-    if depth or quote:
-        return None
-    last = text[start:]
-    if last.strip():
-        pieces.append(last)
-    elif not pieces:
-        return None  # "( , )"
-    return pieces  # (a trailing comma, which Python allows, adds no piece)
-
-
-_SPLIT_TOKENS = re.compile(r"[()\[\]{},'\"\\]")
 
 
 def _strip_annotations_to_strings(text: str) -> str:
