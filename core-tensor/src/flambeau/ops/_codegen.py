@@ -39,7 +39,9 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     dev_state = "unset"  # "unset": no `_dev` yet; "maybe": `_dev` may be None; "known": set
     natives = []
     first_tensor = None  # the first Tensor parameter's name, for zero_dim_common
-    conj_tests = []  # one test per tensor parameter: is it a conjugated view (see _conj_lines)
+    args_tuple = f"({', '.join(p.name for p in params)},)" if params else "()"
+    conj_exit = _conj_exit(decl, name, args_tuple, inplace)  # see _conj_exit
+    lists = False  # whether a tensor list's loop sets `_cj`
     for p in params:
         kind = tensor_kind(p)
         n = p.name
@@ -62,15 +64,12 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
                 body += _device_lines(n, dev_state, "")
                 body.append(f"_rg = _rg or {n}._requires_grad")
             natives.append(f"{n}._data")
-            conj_tests.append(f"{n}._conj")
+            body += conj_exit(f"{n}._conj", "")
             dev_state = "known"
             continue
-        if kind not in (TENSOR_LIST, OPTIONAL_TENSOR_LIST):
-            # the native is the argument itself when it is no tensor (a number, None)
-            conj_tests.append(f"(_n_{n} is not {n} and {n}._conj)")
-        elif "_cj" not in conj_tests:  # any list's tensors set _cj in its loop
+        if kind in (TENSOR_LIST, OPTIONAL_TENSOR_LIST) and not lists:
             body.append("_cj = False")
-            conj_tests.append("_cj")
+            lists = True
         if kind == TENSOR_LIST:
             body.append(f"_n_{n} = []")
             body.append(f"for _t in {n}:")
@@ -94,6 +93,7 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
             body += _device_lines(n, dev_state if dev_state == "known" else "maybe", "    ")
             body.append(f"    _rg = _rg or {n}._requires_grad")
             body.append(f"    _n_{n} = {n}._data")
+            body += conj_exit(f"{n}._conj", "    ")
             body.append("else:")
             if kind == OPTIONAL_TENSOR:
                 body.append(f"    if {n} is not None: raise _type_error(_OP, {n!r}, {n})")
@@ -109,10 +109,9 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         raise ValueError(f"op {decl.name!r}: a {decl.kind} op needs a tensor parameter")
     if dev_state == "unset" or not decl.differentiable:
         body.append("_rg = False")
-    args = ", ".join(p.name for p in params)
-    args_tuple = f"({args},)" if params else "()"
     natives_tuple = f"({', '.join(natives)},)" if natives else "()"
-    body += _conj_lines(decl, name, conj_tests, args_tuple, inplace)
+    if lists:
+        body += conj_exit("_cj", "")
     if decl.kind == COMPUTE:
         body += _compute_lines(decl, args_tuple, natives_tuple, inplace)
     elif decl.kind == FACTORY:
@@ -169,23 +168,22 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     return fn
 
 
-def _conj_lines(decl: OpDecl, name: str, tests: list[str], args_tuple: str, inplace: bool) -> list[str]:
-    """The one test of the conjugate bit on the per-op path: an op whose inputs include a conjugated
-    view leaves it for ``_dispatch.conj_call`` (or ``conj_view`` for a view op of one), which calls
-    this function again on resolved inputs. ``lambda`` re-enters with the op's own argument rules."""
-    if not tests:
-        return []
+def _conj_exit(decl: OpDecl, name: str, args_tuple: str, inplace: bool) -> Callable[[str, str], list[str]]:
+    """The conjugate bit's test, written after each tensor argument is unwrapped: one attribute
+    read on the per-op path. A conjugated view leaves for ``_dispatch.conj_call`` (or ``conj_view``
+    for a view op), which calls this function again on resolved inputs (through the ``lambda``,
+    so with the op's own argument rules and checks)."""
     if decl.name == CONJ_OP:
-        return []  # the op that sets the bit: its view lines toggle it
+        return lambda test, indent: []  # the op that sets the bit: its view lines toggle it
     params = [p.name for p in decl.parameters]
     if decl.kind == VIEW:
-        # only the viewed tensor carries the bit onwards; a view op has no other tensor input
         call = f"lambda {', '.join(params)}: {name}({_call_args(decl, with_out=False)})"
-        return [f"if {tests[0]}: return _conj_view(_OP, {call}, {args_tuple})"]
-    with_out = decl.returns_out and not inplace
-    call = f"lambda {', '.join(params + (['out=None'] if with_out else []))}: {name}({_call_args(decl, with_out)})"
-    return [f"if {' or '.join(tests)}: return _conj_call(_OP, {call}, {args_tuple}, "
-            f"{'out' if with_out else 'None'}, {inplace})"]
+        line = f"return _conj_view(_OP, {call}, {args_tuple})"
+    else:
+        with_out = decl.returns_out and not inplace
+        call = f"lambda {', '.join(params + (['out=None'] if with_out else []))}: {name}({_call_args(decl, with_out)})"
+        line = f"return _conj_call(_OP, {call}, {args_tuple}, {'out' if with_out else 'None'}, {inplace})"
+    return lambda test, indent: [f"{indent}if {test}: {line}"]
 
 
 #: The view op that flips the conjugate bit (``Tensor.conj`` of a complex tensor).
@@ -283,10 +281,11 @@ def _allocation_lines(decl: OpDecl, args_tuple: str) -> list[str]:
     if not decl.elementwise:
         return [plain]
     first = next((p.name for p in decl.parameters if tensor_kind(p) == TENSOR), None)
-    if first is None:
-        return [f"    _o = _elementwise_out(_entry, _shape, _dt, _dev, {args_tuple})"]
+    quick = "len(_shape) < 2"  # a result of at most one dim has one layout
+    if first is not None:
+        quick += f" or _entry[3] and {first}._data.flags.c_contiguous and {first}._data.shape == _shape"
     return [
-        f"    if _entry[3] and {first}._data.flags.c_contiguous and {first}._data.shape == _shape:",
+        f"    if {quick}:",
         "    " + plain,
         f"    else: _o = _elementwise_out(_entry, _shape, _dt, _dev, {args_tuple})",
     ]
