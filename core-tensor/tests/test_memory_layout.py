@@ -136,16 +136,16 @@ def _torch_rule(shape, inputs):
         if all(dense(s, st) for s, st in inputs) and len({tuple(st) for _, st in inputs}) == 1:
             return tuple(inputs[0][1])
     al = []
-    for s, st in inputs:
+    for s, strides in inputs:
         lead = ndim - len(s)
-        al.append([0] * lead + [0 if s[i] == 1 and shape[lead + i] != 1 else st[i] for i in range(len(s))])
+        al.append([0] * lead + [0 if s[i] == 1 and shape[lead + i] != 1 else strides[i] for i in range(len(s))])
     perm = list(reversed(range(ndim)))
     for i in range(1, ndim):
         d1 = i
         for d0 in reversed(range(i)):
             c = 0
-            for st in al:
-                a, b = st[perm[d0]], st[perm[d1]]
+            for strides in al:
+                a, b = strides[perm[d0]], strides[perm[d1]]
                 if a == 0 or b == 0:
                     continue
                 if a != b:

@@ -443,7 +443,8 @@ def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
                memory_format: Any = None, **_: Any) -> Tensor:
-    """empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=flambeau.preserve_format) -> Tensor
+    """empty_like(input, *, dtype=None, device=None, requires_grad=False, \
+memory_format=flambeau.preserve_format) -> Tensor
 
     An uninitialised tensor with the shape (and by default the dtype and device) of ``input``.
 
