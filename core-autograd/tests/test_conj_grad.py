@@ -60,3 +60,17 @@ def test_conj_of_a_real_tensor_keeps_its_gradient():
     assert x.conj() is x
     (x.conj() * 3).sum().backward()
     assert np.array_equal(x.grad.numpy(), [3.0, 3.0])
+
+
+def test_in_place_through_a_conjugated_view_by_hand():
+    """``y.conj().mul_(w)`` leaves ``y * conj(w)`` in ``y``; for ``L = |sum(y * c)|`` and
+    ``s = sum(x * a)``, ``a = conj(w) * c``, the gradient is ``conj(a) * s / |s|``."""
+    z = np.array([1 + 2j, 3 - 1j])
+    w, c = np.array([2 + 1j, 1j]), np.array([1 + 1j, 2 - 1j])
+    x = fb.tensor(z, requires_grad=True)
+    y = x * 1
+    y.conj().mul_(fb.tensor(w))
+    (y * fb.tensor(c)).sum().abs().backward()
+    a = np.conj(w) * c
+    s = np.sum(z * a)
+    np.testing.assert_allclose(x.grad.numpy(), np.conj(a) * s / abs(s), rtol=1e-12)
