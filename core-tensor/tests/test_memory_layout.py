@@ -226,6 +226,17 @@ def test_contiguous_with_a_memory_format():
         x.contiguous(memory_format="channels_last")
 
 
+def test_empty_with_a_memory_format():
+    assert fb.empty(2, 3, 4, 5, memory_format=fb.channels_last).stride() == nhwc((2, 3, 4, 5))
+    assert fb.empty((2, 3, 4, 5, 6), memory_format=fb.channels_last_3d).stride() == ndhwc((2, 3, 4, 5, 6))
+    assert fb.empty(2, 3, memory_format=fb.contiguous_format).stride() == (3, 1)
+    assert fb.empty(2, 3, 0, 4, memory_format=fb.channels_last).stride() == (0, 1, 12, 3)  # as PyTorch
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        fb.empty(2, 3, memory_format=fb.channels_last)
+    with pytest.raises(RuntimeError, match="unsupported memory format Preserve"):
+        fb.empty(2, 3, memory_format=fb.preserve_format)
+
+
 def test_is_contiguous_with_a_memory_format():
     x = fb.randn(2, 3, 4, 5)
     assert x.is_contiguous(memory_format=fb.contiguous_format)

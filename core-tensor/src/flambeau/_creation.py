@@ -358,8 +358,21 @@ def ones(*size: Any, out: Tensor | None = None, dtype: _dtypes.dtype | None = No
 
 
 def empty(*size: Any, out: Tensor | None = None, dtype: _dtypes.dtype | None = None, device: Any = None,
-          requires_grad: bool = False, **kwargs: Any) -> Tensor:
-    """An uninitialised tensor; arguments as :func:`zeros`."""
+          requires_grad: bool = False, memory_format: Any = None, **kwargs: Any) -> Tensor:
+    """An uninitialised tensor; arguments as :func:`zeros`, and ``memory_format``
+    (``flambeau.contiguous_format``, the default, ``flambeau.channels_last`` for 4-D or
+    ``flambeau.channels_last_3d`` for 5-D shapes)."""
+    if memory_format is not None:
+        from ._api_shape import empty_strided, format_name
+        from ._layout import format_strides
+
+        name = format_name(memory_format, "empty", default="contiguous_format")
+        if name == "preserve_format":
+            raise RuntimeError("unsupported memory format Preserve")  # as PyTorch
+        if name != "contiguous_format" and out is None:
+            shape = _size_args("empty", size, _keyword_size(kwargs))
+            return empty_strided(shape, format_strides(shape, name), dtype=dtype, device=device,
+                                 requires_grad=requires_grad)
     return _filled("empty", size, None, dtype, device, requires_grad, out, _keyword_size(kwargs))
 
 
