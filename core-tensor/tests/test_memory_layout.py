@@ -311,6 +311,9 @@ def test_transpose_of_an_empty_tensor():
     assert fb.zeros(0, 3).expand(2, 0, 3).stride() == (0, 3, 1)
     assert fb.zeros(0, 3).view(3, 0).stride() == (1, 1)
     assert fb.zeros(0, 3).as_strided((0, 3), (5, 7)).stride() == (5, 7)
+    # a copy of an empty tensor keeps its strides too (preserve_format: empty counts as dense)
+    assert fb.zeros(0, 3).t().clone().stride() == (1, 3)
+    assert fb.empty_like(fb.zeros(0, 3).t()).stride() == (1, 3)
 
 
 @st.composite

@@ -217,7 +217,7 @@ def clone(input: Tensor, *, memory_format: memory_format | None = None) -> Tenso
         return FUNCTIONS["clone"](input)  # the op's own type error
     if memory_format is None or memory_format is preserve_format:
         flags = getattr(input._data, "flags", None)  # numpy and CuPy arrays say it for free
-        if flags is not None and flags.c_contiguous:
+        if flags is not None and flags.c_contiguous and input._data.size:  # (numpy: every empty array is)
             return FUNCTIONS["clone"](input)
     strides = like_strides(input, memory_format, "clone")
     if strides is None:
