@@ -390,3 +390,18 @@ def test_parity_with_torch():
         assert fb.empty_like(ours).stride() == torch.empty_like(theirs).stride()
         assert ours.clone().stride() == theirs.clone().stride()
     assert fb.zeros(0, 3).t().stride() == torch.zeros(0, 3).t().stride()
+
+
+def test_suggested_format_follows_pytorchs_stride_rules():
+    """PyTorch's suggest_memory_format (for nn's convolutions): channels_last when the strides grow
+    along C, W, H, N; ambiguous size-1 cases stay row-major."""
+    from flambeau._layout import suggest_format
+
+    assert suggest_format((2, 3, 4, 5), rowmajor((2, 3, 4, 5))) == "contiguous_format"
+    assert suggest_format((2, 3, 4, 5), nhwc((2, 3, 4, 5))) == "channels_last"
+    assert suggest_format((2, 3, 4, 5, 6), ndhwc((2, 3, 4, 5, 6))) == "channels_last_3d"
+    assert suggest_format((4, 1, 1, 1), (1, 1, 1, 1)) == "contiguous_format"  # N111: ambiguous
+    assert suggest_format((2, 3, 0, 5), nhwc((2, 3, 1, 5))) == "contiguous_format"  # an empty dim
+    assert suggest_format((2, 3), (3, 1)) == "contiguous_format"
+    cl = fb.randn(2, 3, 4, 5).contiguous(memory_format=fb.channels_last)
+    assert suggest_format(tuple(cl.shape), cl.stride()) == "channels_last"
