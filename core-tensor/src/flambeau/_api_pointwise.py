@@ -1,5 +1,6 @@
 """The pointwise ops' other names and call forms: numpy-style aliases (``arccos``, ``fix``),
-``positive``, the lazy-conjugation API (``conj``, ``resolve_conj``...), ``Tensor.polygamma(n)``
+``positive``, the conjugate bit's API (``conj``, ``resolve_conj``, ``is_conj``; the bit itself is
+``Tensor._conj``, resolved by the dispatcher), ``Tensor.polygamma(n)``
 and the ``Tensor.real`` / ``Tensor.imag`` properties.
 """
 from __future__ import annotations
@@ -57,27 +58,71 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
-def conj(input: Tensor) -> Tensor:
-    """The complex conjugate. flambeau has no lazy conjugate bit: a complex tensor's conjugate is
-    computed (as :func:`conj_physical`); a real tensor is returned itself, as in PyTorch."""
+def _check_tensor(name: str, input: Any) -> None:
     if not isinstance(input, Tensor):
-        raise TypeError(f"conj(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    return FUNCTIONS["conj_physical"](input) if input.dtype.is_complex else input
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
+def conj(input: Tensor) -> Tensor:
+    r"""conj(input) -> Tensor
+
+    Returns a view of ``input`` with a flipped conjugate bit: it shares ``input``'s storage and
+    reads as its complex conjugate. A real ``input`` is returned itself.
+
+    Ops compute on the conjugated values (the dispatcher materialises them first); views of a
+    conjugated view keep the bit; a write into it stores the conjugate, so that ``input`` changes
+    accordingly. :func:`resolve_conj` materialises the bit, :func:`conj_physical` always computes.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> x = flambeau.tensor([1 + 1j, 2 - 2j])
+        >>> y = x.conj()
+        >>> y.is_conj()
+        True
+        >>> y[0] = 3 + 3j
+        >>> x
+        tensor([3.-3.j, 2.-2.j])
+    """
+    _check_tensor("conj", input)
+    return FUNCTIONS["_conj"](input) if input._dtype.is_complex else input
 
 
 def resolve_conj(input: Tensor) -> Tensor:
-    """``input`` itself: conjugates are always materialised here."""
-    return input
+    r"""resolve_conj(input) -> Tensor
+
+    Returns ``input`` itself when its conjugate bit is not set, else a new tensor holding the
+    conjugated values (with the bit cleared).
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> y = flambeau.tensor([1 + 1j]).conj()
+        >>> z = y.resolve_conj()
+        >>> z.is_conj(), z
+        (False, tensor([1.-1.j]))
+    """
+    _check_tensor("resolve_conj", input)
+    if not input._conj:
+        return input
+    from .ops._dispatch import resolve
+
+    return resolve(input)
+
+
+def is_conj(input: Tensor) -> bool:
+    """Whether ``input`` is a conjugated view (its conjugate bit is set); see :func:`conj`."""
+    _check_tensor("is_conj", input)
+    return input._conj
 
 
 def resolve_neg(input: Tensor) -> Tensor:
     """``input`` itself: negations are always materialised here."""
     return input
-
-
-def is_conj(input: Tensor) -> bool:
-    """Always False: flambeau has no lazy conjugate bit."""
-    return False
 
 
 def is_neg(input: Tensor) -> bool:
@@ -124,7 +169,11 @@ def _get_imag(self: Tensor) -> Tensor:
 
 
 def _set_imag(self: Tensor, value: Any) -> None:
-    FUNCTIONS["imag"](self).copy_(value if isinstance(value, Tensor) else _like(value, self))
+    value = value if isinstance(value, Tensor) else _like(value, self)
+    if self._conj:  # the stored imaginary parts are the negated ones
+        FUNCTIONS["imag"](FUNCTIONS["_conj"](self)).copy_(-value)
+        return
+    FUNCTIONS["imag"](self).copy_(value)
 
 
 def _like(value: Any, t: Tensor) -> Tensor:

@@ -321,18 +321,33 @@ def _like_args(input: Tensor, dtype: Any, device: Any) -> tuple:
     return input.shape, dtype or input._dtype, device if device is not None else input._device
 
 
+def _laid_out(name: str, input: Tensor, memory_format: Any, requires_grad: bool, values: Tensor) -> Tensor:
+    """``values`` (a fresh row-major tensor) in the memory layout ``memory_format`` gives for ``input``
+    (as :func:`flambeau.empty_like`): the same values, other strides."""
+    from ._api_shape import empty_strided, like_strides
+
+    strides = like_strides(input, memory_format, name)
+    if strides is None:
+        return values
+    laid = empty_strided(tuple(values.shape), strides, dtype=values.dtype, device=values.device)
+    laid.copy_(values.detach())
+    return laid.requires_grad_(True) if requires_grad else laid
+
+
 def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None, layout: Any = None,
               device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """:func:`rand` with the shape (and, unless given, the dtype and device) of ``input``."""
     shape, dt, dev = _like_args(input, dtype, device)
-    return FUNCTIONS["rand"](shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out("rand_like", input, memory_format, requires_grad,
+                     FUNCTIONS["rand"](shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad))
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None, layout: Any = None,
                device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """:func:`randn` with the shape (and, unless given, the dtype and device) of ``input``."""
     shape, dt, dev = _like_args(input, dtype, device)
-    return FUNCTIONS["randn"](shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out("randn_like", input, memory_format, requires_grad,
+                     FUNCTIONS["randn"](shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad))
 
 
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, generator: Generator | None = None,

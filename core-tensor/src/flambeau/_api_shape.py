@@ -10,6 +10,7 @@ import warnings
 from types import ModuleType
 from typing import Any, Sequence
 
+from . import _layout
 from ._methods import _sizes
 from ._tensor import Tensor
 from .ops._registry import FUNCTIONS
@@ -175,38 +176,37 @@ channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 
 
-def _channels_last_strides(shape: tuple, fmt: memory_format) -> tuple:
-    rank = 4 if fmt is channels_last else 5
-    if len(shape) != rank:
-        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
-    n, c, *spatial = shape
-    strides, acc = [0] * rank, max(c, 1)
-    strides[1] = 1
-    for i in range(rank - 1, 1, -1):
-        strides[i] = acc
-        acc *= max(shape[i], 1)
-    strides[0] = acc
-    return tuple(strides)
+def format_name(fmt: Any, fn: str, default: str = "preserve_format") -> str:
+    """The name of a ``memory_format`` argument (``default`` for None), or the TypeError PyTorch gives."""
+    if fmt is None:
+        return default
+    if not isinstance(fmt, memory_format):
+        raise TypeError(f"{fn}(): argument 'memory_format' must be flambeau.memory_format, not {type(fmt).__name__}")
+    return fmt._name
 
 
-def _dense_strides(input: Tensor) -> bool:
-    """Whether the elements fill their span exactly once, in some order of the dims."""
-    dims = sorted((st, n) for n, st in zip(input.shape, input.stride()) if n != 1)
-    expected = 1
-    for st, n in dims:
-        if st != expected:
-            return False
-        expected *= n
-    return True
+def like_strides(input: Tensor, fmt: Any, fn: str) -> tuple | None:
+    """The strides of a new tensor shaped as ``input`` in the memory format ``fmt`` (None: row-major).
+
+    ``preserve_format`` (the default) keeps a non-overlapping and dense input's strides and gives
+    any other input the format its strides suggest, as PyTorch's ``empty_like``."""
+    name = format_name(fmt, fn)
+    shape = tuple(input._data.shape)
+    strides = _layout.preserve_strides(shape, input.stride()) if name == "preserve_format" else \
+        _layout.format_strides(shape, name)
+    return None if strides == _layout.contiguous_strides(shape) else strides
 
 
 def clone(input: Tensor, *, memory_format: memory_format | None = None) -> Tensor:
-    """A copy with its own storage.
+    """clone(input, *, memory_format=flambeau.preserve_format) -> Tensor
+
+    A copy with its own storage.
 
     Args:
-        input: the tensor to copy.
-        memory_format: ``flambeau.preserve_format`` (the default: a dense input keeps its strides,
-            as a transposed one does; others become row-major), ``flambeau.contiguous_format``,
+        input (Tensor): the tensor to copy.
+        memory_format (flambeau.memory_format, optional): ``flambeau.preserve_format`` (the default:
+            a non-overlapping and dense input keeps its strides, as a transposed one does; any other
+            takes the format its strides suggest), ``flambeau.contiguous_format``,
             ``flambeau.channels_last`` (4-D) or ``flambeau.channels_last_3d`` (5-D).
 
     Example::
@@ -218,16 +218,11 @@ def clone(input: Tensor, *, memory_format: memory_format | None = None) -> Tenso
         return FUNCTIONS["clone"](input)  # the op's own type error
     if memory_format is None or memory_format is preserve_format:
         flags = getattr(input._data, "flags", None)  # numpy and CuPy arrays say it for free
-        if (flags is not None and flags.c_contiguous) or input.is_contiguous() or not _dense_strides(input):
+        if flags is not None and flags.c_contiguous and input._data.size:  # (numpy: every empty array is)
             return FUNCTIONS["clone"](input)
-        strides = input.stride()
-    elif memory_format is contiguous_format:
+    strides = like_strides(input, memory_format, "clone")
+    if strides is None:
         return FUNCTIONS["clone"](input)
-    elif memory_format is channels_last or memory_format is channels_last_3d:
-        strides = _channels_last_strides(tuple(input.shape), memory_format)
-    else:
-        raise TypeError("clone(): argument 'memory_format' must be flambeau.memory_format, not "
-                        f"{type(memory_format).__name__}")
     result = empty_strided(tuple(input.shape), strides, dtype=input.dtype, device=input.device)
     return result.copy_(input)
 

@@ -18,7 +18,6 @@ def _parse_to_args(tensor: Tensor, args: tuple, kwargs: dict) -> tuple[Any, Any,
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for arg in args:
@@ -39,7 +38,16 @@ def tensor_to(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     from .ops._dispatch import resolve_device
     from .ops._registry import FUNCTIONS
 
-    dev, dtype, copy = _parse_to_args(tensor, args, dict(kwargs))
+    kwargs = dict(kwargs)
+    memory_format = kwargs.pop("memory_format", None)
+    dev, dtype, copy = _parse_to_args(tensor, args, kwargs)
+    if memory_format is not None:
+        from ._api_shape import format_name
+
+        if format_name(memory_format, "to") != "preserve_format":
+            # the conversion keeps the layout; then the layout asked for (a copy only if needed)
+            converted = tensor_to(tensor, *args, **kwargs)
+            return converted.contiguous(memory_format=memory_format)
     result = tensor
     if dev is not None:
         dev = resolve_device(dev)
@@ -59,6 +67,8 @@ def to_device(tensor: Tensor, dev: _device) -> Tensor:
     from .ops._dispatch import autograd_engine
     from .ops._registry import TABLES
 
+    if tensor._conj:  # the copy holds the conjugated values
+        tensor = tensor.resolve_conj()
     source = TABLES[tensor._device.type].backend
     target = TABLES[dev.type].backend
     if source is target:

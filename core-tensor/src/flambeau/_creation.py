@@ -452,8 +452,21 @@ def ones(*size: Any, out: Tensor | None = None, dtype: _dtypes.dtype | None = No
 
 
 def empty(*size: Any, out: Tensor | None = None, dtype: _dtypes.dtype | None = None, device: Any = None,
-          requires_grad: bool = False, **kwargs: Any) -> Tensor:
-    """An uninitialised tensor; arguments as :func:`zeros`."""
+          requires_grad: bool = False, memory_format: Any = None, **kwargs: Any) -> Tensor:
+    """An uninitialised tensor; arguments as :func:`zeros`, and ``memory_format``
+    (``flambeau.contiguous_format``, the default, ``flambeau.channels_last`` for 4-D or
+    ``flambeau.channels_last_3d`` for 5-D shapes)."""
+    if memory_format is not None:
+        from ._api_shape import empty_strided, format_name
+        from ._layout import format_strides
+
+        name = format_name(memory_format, "empty", default="contiguous_format")
+        if name == "preserve_format":
+            raise RuntimeError("unsupported memory format Preserve")  # as PyTorch
+        if name != "contiguous_format" and out is None:
+            shape = _size_args("empty", size, _keyword_size(kwargs))
+            return empty_strided(shape, format_strides(shape, name), dtype=dtype, device=device,
+                                 requires_grad=requires_grad)
     return _filled("empty", size, None, dtype, device, requires_grad, out, _keyword_size(kwargs))
 
 
@@ -495,32 +508,83 @@ def _like(input: Tensor, dtype: Any, device: Any) -> tuple:
     return input._data.shape, dtype or input._dtype, device if device is not None else input._device
 
 
+def _like_layout(name: str, input: Tensor, dtype: Any, device: Any, requires_grad: bool, memory_format: Any,
+                 fill: Any) -> Tensor | None:
+    """A ``*_like`` tensor laid out as ``memory_format`` asks, or None when that is row-major (the
+    caller then allocates as usual). ``fill``: the value, None to leave it uninitialised."""
+    from ._api_shape import empty_strided, like_strides
+
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    strides = like_strides(input, memory_format, name)
+    if strides is None:
+        return None
+    shape, dt, dev = _like(input, dtype, device)
+    result = empty_strided(shape, strides, dtype=dt, device=dev)
+    if fill is not None:
+        result.fill_(fill)
+    return result.requires_grad_(True) if requires_grad else result
+
+
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-               **_: Any) -> Tensor:
-    """``zeros`` with the shape (and by default the dtype and device) of ``input``."""
+               memory_format: Any = None, **_: Any) -> Tensor:
+    """``zeros`` with the shape (and by default the dtype, device and memory layout) of ``input``;
+    ``memory_format`` as :func:`empty_like`."""
+    laid = _like_layout("zeros_like", input, dtype, device, requires_grad, memory_format, 0)
+    if laid is not None:
+        return laid
     shape, dt, dev = _like(input, dtype, device)
     return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-              **_: Any) -> Tensor:
-    """``ones`` with the shape (and by default the dtype and device) of ``input``."""
+              memory_format: Any = None, **_: Any) -> Tensor:
+    """``ones`` with the shape (and by default the dtype, device and memory layout) of ``input``;
+    ``memory_format`` as :func:`empty_like`."""
+    laid = _like_layout("ones_like", input, dtype, device, requires_grad, memory_format, 1)
+    if laid is not None:
+        return laid
     shape, dt, dev = _like(input, dtype, device)
     return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-               **_: Any) -> Tensor:
-    """``empty`` with the shape (and by default the dtype and device) of ``input``."""
+               memory_format: Any = None, **_: Any) -> Tensor:
+    """empty_like(input, *, dtype=None, device=None, requires_grad=False, \
+memory_format=flambeau.preserve_format) -> Tensor
+
+    An uninitialised tensor with the shape (and by default the dtype and device) of ``input``.
+
+    Args:
+        input (Tensor): the tensor whose shape (and layout) to take.
+        memory_format (flambeau.memory_format, optional): ``flambeau.preserve_format`` (the
+            default: a non-overlapping and dense ``input``'s strides, as a transposed one has;
+            otherwise the format its strides suggest), ``flambeau.contiguous_format``,
+            ``flambeau.channels_last`` (4-D) or ``flambeau.channels_last_3d`` (5-D).
+
+    Example::
+
+        >>> fb.empty_like(fb.ones(2, 3).t()).stride()
+        (1, 2)
+    """
+    laid = _like_layout("empty_like", input, dtype, device, requires_grad, memory_format, None)
+    if laid is not None:
+        return laid
     shape, dt, dev = _like(input, dtype, device)
     return empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, **_: Any) -> Tensor:
-    """``full`` with the shape (and by default the dtype and device) of ``input``."""
+              requires_grad: bool = False, memory_format: Any = None, **_: Any) -> Tensor:
+    """``full`` with the shape (and by default the dtype, device and memory layout) of ``input``;
+    ``memory_format`` as :func:`empty_like`."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"full_like(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     shape, dt, dev = _like(input, dtype, device)
-    return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    plain = full(shape, fill_value, dtype=dt, device=dev)  # full's checks of the value, and its dtype
+    laid = _like_layout("full_like", input, plain.dtype, device, False, memory_format, None)
+    result = plain if laid is None else laid.copy_(plain)
+    return result.requires_grad_(True) if requires_grad else result
 
 
 def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None = None, dtype: Any = None,

@@ -272,7 +272,7 @@ _METHODS: dict[str, Any] = {
     "new_ones": _filled_like("ones"),
     "new_empty": _filled_like("empty"),
     "new_full": _new_full,
-    "contiguous": lambda self, memory_format=None: FUNCTIONS["contiguous"](self),
+    "contiguous": lambda self, memory_format=None: FUNCTIONS["contiguous"](self, memory_format),
     "unfold": lambda self, dimension, size, step: FUNCTIONS["unfold"](self, dimension, size, step),
     "clip": lambda self, min=None, max=None: FUNCTIONS["clamp"](self, min, max),
     "clip_": lambda self, min=None, max=None: FUNCTIONS["clamp_"](self, min, max),

@@ -29,8 +29,10 @@ class Tensor:
     creation functions rather than with this class.
     """
 
+    # `_conj`: the conjugate bit. A conjugated view shares its base's storage (unconjugated) and
+    # reads as its conjugate; the dispatcher resolves it before any kernel but a view's sees it.
     __slots__ = ("_data", "_dtype", "_device", "_version_counter", "_base", "_requires_grad", "_grad", "grad_fn",
-                 "_autograd", "__weakref__")
+                 "_autograd", "_conj", "__weakref__")
 
     # `Tensor(...)` as a constructor is PyTorch's legacy API; keep it working for lists and sizes.
     def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
@@ -111,6 +113,16 @@ class Tensor:
         return TABLES[self._device.type].backend.data_ptr(self._data)
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Whether the elements are laid out densely in the order ``memory_format`` names
+        (``flambeau.contiguous_format``, the default, is row-major; ``flambeau.channels_last``
+        NHWC for 4-D tensors; ``flambeau.channels_last_3d`` NDHWC for 5-D ones)."""
+        if memory_format is not None:
+            from ._api_shape import format_name
+            from ._layout import is_contiguous_as
+
+            name = format_name(memory_format, "is_contiguous", default="contiguous_format")
+            if name != "preserve_format":  # PyTorch reads preserve_format as row-major here
+                return is_contiguous_as(self._data.shape, self.stride(), name)
         if 0 in self._data.shape:
             return True  # as PyTorch: an empty tensor is contiguous whatever its strides (numpy gives 0s)
         expected = 1
@@ -222,6 +234,7 @@ class Tensor:
         out = wrap(self._data, self._dtype, self._device)
         out._version_counter = self._version_counter
         out._base = self._base
+        out._conj = self._conj
         return out
 
     def detach_(self) -> "Tensor":
@@ -244,6 +257,7 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
+        self._conj = value._conj
 
     # -- host interop ---------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -259,6 +273,11 @@ class Tensor:
         """
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._conj:
+            if not force:
+                raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
+                                   "Use tensor.resolve_conj().numpy() instead.")
+            return self.resolve_conj().numpy(force=True)
         if self._device.type != "cpu":
             if not force:
                 raise TypeError(
@@ -269,6 +288,9 @@ class Tensor:
         return self._data.view()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if self._conj:  # as numpy(), as PyTorch's
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
+                               "Use tensor.resolve_conj().numpy() instead.")
         host = self._host()
         if host is self._data:  # the CPU backend's storage itself: hand out a view of it, never the object
             host = host.view()
@@ -286,9 +308,11 @@ class Tensor:
         return from_numpy(np.ascontiguousarray(array) if any(s < 0 for s in array.strides) else array)
 
     def _host(self) -> np.ndarray:
+        """The values as a host numpy array (the conjugated values of a conjugated view)."""
         from .ops._registry import TABLES
 
-        return TABLES[self._device.type].backend.to_numpy(self._data)
+        host = TABLES[self._device.type].backend.to_numpy(self._data)
+        return np.conjugate(host) if self._conj else host
 
     def tolist(self) -> Any:
         host = self._host()
@@ -307,6 +331,8 @@ class Tensor:
     def __dlpack__(self, stream: Any = None, **kwargs: Any) -> Any:
         if self._requires_grad:
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        if self._conj:
+            raise RuntimeError("Can't export tensors with the conjugate bit set")
         if stream is None and not kwargs:
             return self._data.__dlpack__()
         return self._data.__dlpack__(stream=stream, **kwargs)
@@ -491,6 +517,7 @@ def wrap(native: Any, dtype: _dtypes.dtype, device: _device) -> Tensor:
     t._grad = None
     t.grad_fn = None
     t._autograd = None
+    t._conj = False
     return t
 
 

@@ -45,3 +45,24 @@ def as_strided(array: np.ndarray, size, stride, storage_offset_: int | None) -> 
     # later views still find the storage (stride_tricks.as_strided would hide it behind a DummyArray).
     return np.ndarray(tuple(size), dtype=array.dtype, buffer=base, offset=offset * item,
                       strides=tuple(s * item for s in stride))
+
+
+def contiguous_element_strides(shape) -> tuple:
+    """PyTorch's row-major strides, in elements: a dim of size 0 counts as 1."""
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def with_empty_strides(array: np.ndarray) -> np.ndarray:
+    """An empty array with PyTorch's strides. numpy gives a fresh empty array all-zero strides
+    (``np.empty((0, 3))``), which its views then carry (``.T`` would read (0, 0) where PyTorch has
+    (1, 3)); the view kernels start from this instead, and numpy keeps non-zero strides through
+    its views of an empty array."""
+    if array.size or any(array.strides) or not array.ndim:
+        return array
+    item = array.itemsize
+    return np.ndarray(array.shape, dtype=array.dtype, buffer=root(array), offset=storage_offset(array) * item,
+                      strides=tuple(s * item for s in contiguous_element_strides(array.shape)))

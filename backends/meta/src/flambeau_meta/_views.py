@@ -216,7 +216,13 @@ def view_as_complex(input: MetaArray):
     return MetaArray(input.shape[:-1], cplx, input.strides[:-1], input.offset // 2, input.storage_size // 2)
 
 
+def conj(input: MetaArray):
+    """The conjugate bit lives on the Tensor: the same geometry."""
+    return input.derive(input.shape, input.element_strides(), input.offset)
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
+    "_conj": conj,
     "view_as_real": view_as_real, "view_as_complex": view_as_complex,
     "real": _complex_part(0), "imag": _complex_part(1),
     "view": view, "transpose": transpose, "permute": permute, "t": t, "expand": expand, "squeeze": squeeze,

@@ -1,5 +1,8 @@
 """``view_as_real`` and ``view_as_complex``: a complex tensor and a real one with a trailing dim of 2
-are the same memory, read two ways. Both are views (they share storage and the version counter)."""
+are the same memory, read two ways. Both are views (they share storage and the version counter).
+
+``_conj``: the view that flips the conjugate bit (``Tensor.conj`` of a complex tensor). Its kernel
+returns the storage as it is; the dispatcher sets the result's bit (``ops._codegen.CONJ_OP``)."""
 from __future__ import annotations
 
 from .._tensor import Tensor
@@ -10,6 +13,10 @@ from ..ops.meta import type_name
 def _view_as_real_meta(input: Tensor) -> None:
     if not input._dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
+
+
+def _conj_meta(input: Tensor) -> None:
+    """Any dtype: ``Tensor.conj`` returns a real tensor itself and never calls this op on one."""
 
 
 def _view_as_complex_meta(input: Tensor) -> None:
@@ -92,6 +99,8 @@ Example::
 def declarations() -> list[OpDecl]:
     # PyTorch has no Tensor.view_as_real / Tensor.view_as_complex methods
     return [
+        OpDecl("_conj", "(input: Tensor)", _conj_meta, kind=VIEW, method=False, export=False,
+               doc="A view of ``input`` with its conjugate bit flipped (see :func:`flambeau.conj`)."),
         OpDecl("view_as_real", "(input: Tensor)", _view_as_real_meta, kind=VIEW, method=False,
                doc=VIEW_AS_REAL_DOC),
         OpDecl("view_as_complex", "(input: Tensor)", _view_as_complex_meta, kind=VIEW, method=False,

@@ -323,5 +323,7 @@ def declarations() -> list[OpDecl]:
     for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
         decls.append(OpDecl(name, BINARY, _integral_binary_meta(name), inplace=True, differentiable=False,
                             number_first=True, doc=f"Elementwise {name} of integral or bool tensors."))
+    for decl in decls:  # each output element from the inputs' elements at its index
+        decl.elementwise = True
     return decls
 

@@ -113,5 +113,5 @@ def declarations() -> list[OpDecl]:
         OpDecl("fill", "(input: Tensor, value: TensorOrScalar)", _fill_meta, method=False, export=False,
                inplace=True, doc="Sets every element to ``value``."),
         OpDecl("to_dtype", "(input: Tensor, dtype)", _to_dtype_meta, method=False, export=False,
-               doc="A copy cast to ``dtype``."),
+               elementwise=True, doc="A copy cast to ``dtype`` (laid out as ``input``, as PyTorch's ``to``)."),
     ]

@@ -174,7 +174,7 @@ def _ihfft(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None) -> Ten
     check_norm(norm)
     if input._dtype.is_complex:
         raise RuntimeError(f"ihfft expects a real input tensor, but got {type_name(input._dtype)}")
-    return _fn("fft_rfft")(input, n, dim, dual_norm(norm)).conj()
+    return _fn("fft_rfft")(input, n, dim, dual_norm(norm)).conj_physical()  # a plain tensor, as PyTorch's
 
 
 def _shift(input: Tensor, dim: Any, inverse: bool) -> Tensor:

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import _dtypes
 from .._tensor import Tensor
-from ..ops._decl import VIEW, OpDecl
+from ..ops._decl import COMPUTE, VIEW, OpDecl
 from ..ops.meta import (binary_result_type, broadcast, broadcast_shapes, checked_scalar, is_integral, result_type,
                         shape_of, to_float, type_name)
 
@@ -243,4 +243,6 @@ def declarations() -> list[OpDecl]:
         OpDecl("float_power", "(input: TensorOrScalar, exponent: TensorOrScalar)", _float_power_meta, inplace=True,
                doc="``input ** exponent`` computed in double precision (float64 or complex128)."),
     ]
+    for decl in decls:  # the one-output compute ops here work element by element
+        decl.elementwise = decl.kind == COMPUTE and not decl.output_names
     return decls

@@ -256,9 +256,17 @@ def _unbind(input: Tensor, dim: int = 0) -> tuple:
 
 
 def _contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    from .._api_shape import clone, format_name
     from ..ops._registry import FUNCTIONS
 
-    return input if input.is_contiguous() else FUNCTIONS["clone"](input)  # row-major, whatever the strides
+    name = format_name(memory_format, "contiguous", default="contiguous_format")
+    if name in ("contiguous_format", "preserve_format"):
+        if input.is_contiguous():
+            return input
+        if name == "preserve_format":  # refused only when a copy is needed, as in PyTorch
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+        return FUNCTIONS["clone"](input)  # row-major, whatever the strides
+    return input if input.is_contiguous(memory_format) else clone(input, memory_format=memory_format)
 
 
 def _flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:

@@ -140,6 +140,7 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
         kwdefaults["out"] = None
     fn = instantiate(source, names, namespace, defaults, kwdefaults or None, f"<flambeau op {name}>")
     namespace["_SELF"] = fn  # number_first ops call themselves again with the number made a tensor
+    namespace["_SELF_ARGS"] = _by_position(decl, fn, inplace)  # and conjugated inputs, resolved
     fn.__doc__ = decl.doc or None
     fn.__module__ = "flambeau"
     fn._op = decl  # type: ignore[attr-defined]
@@ -152,7 +153,7 @@ def _render_key(decl: OpDecl, inplace: bool) -> tuple:
     functions, ~250 keys). ``test_codegen_templates`` checks the cached sources against render."""
     zdc = decl.zero_dim_common
     return (decl.signature, decl.kind, inplace, bool(decl.number_first), bool(zdc), callable(zdc),
-            decl.differentiable, decl.composite is not None)
+            decl.differentiable, decl.composite is not None, decl.elementwise, decl.name == CONJ_OP)
 
 
 _SOURCES: dict[tuple, str] = {}
@@ -181,6 +182,9 @@ def _shared_namespace() -> dict[str, Any]:
             "_into": _dispatch._run_into,
             "_D": _dispatch,
             "_DT": _dispatch._dtypes,
+            "_conj_call": _dispatch.conj_call,
+            "_elementwise_out": _dispatch.elementwise_out,
+            "_conj_view": _dispatch.conj_view,
             "_IT": _grad_mode.INFERENCE_THREADS,
             "_new_vc": _grad_mode.new_version_counter,
         }
@@ -199,6 +203,9 @@ def render(decl: OpDecl, inplace: bool = False) -> str:
     dev_state = "unset"  # "unset": no `_dev` yet; "maybe": `_dev` may be None; "known": set
     natives = []
     first_tensor = None  # the first Tensor parameter's name, for zero_dim_common
+    args_tuple = f"({', '.join(p.name for p in params)},)" if params else "()"
+    conj_exit = _conj_exit(decl, args_tuple, inplace)  # see _conj_exit
+    lists = False  # whether a tensor list's loop sets `_cj`
     for p in params:
         kind = tensor_kind(p)
         n = p.name
@@ -221,14 +228,19 @@ def render(decl: OpDecl, inplace: bool = False) -> str:
                 body += _device_lines(n, dev_state, "")
                 body.append(f"_rg = _rg or {n}._requires_grad")
             natives.append(f"{n}._data")
+            body += conj_exit(f"{n}._conj", "")
             dev_state = "known"
             continue
+        if kind in (TENSOR_LIST, OPTIONAL_TENSOR_LIST) and not lists:
+            body.append("_cj = False")
+            lists = True
         if kind == TENSOR_LIST:
             body.append(f"_n_{n} = []")
             body.append(f"for _t in {n}:")
             body.append(f"    if not isinstance(_t, _T): raise _type_error(_OP, {n!r}, _t)")
             body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ")
             body.append("    _rg = _rg or _t._requires_grad")
+            body.append("    if _t._conj: _cj = True")
             body.append(f"    _n_{n}.append(_t._data)")
         elif kind == OPTIONAL_TENSOR_LIST:
             body.append(f"_n_{n} = []")
@@ -237,6 +249,7 @@ def render(decl: OpDecl, inplace: bool = False) -> str:
             body.append(f"    if not isinstance(_t, _T): raise _type_error(_OP, {n!r}, _t)")
             body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ")
             body.append("    _rg = _rg or _t._requires_grad")
+            body.append("    if _t._conj: _cj = True")
             body.append(f"    _n_{n}.append(_t._data)")
         else:  # a tensor or a scalar (or None)
             body.append(f"if isinstance({n}, _T):")
@@ -244,6 +257,7 @@ def render(decl: OpDecl, inplace: bool = False) -> str:
             body += _device_lines(n, dev_state if dev_state == "known" else "maybe", "    ")
             body.append(f"    _rg = _rg or {n}._requires_grad")
             body.append(f"    _n_{n} = {n}._data")
+            body += conj_exit(f"{n}._conj", "    ")
             body.append("else:")
             if kind == OPTIONAL_TENSOR:
                 body.append(f"    if {n} is not None: raise _type_error(_OP, {n!r}, {n})")
@@ -260,9 +274,9 @@ def render(decl: OpDecl, inplace: bool = False) -> str:
         raise ValueError(f"op {decl.name!r}: a {decl.kind} op needs a tensor parameter")
     if dev_state == "unset" or not decl.differentiable:
         body.append("_rg = False")
-    args = ", ".join(p.name for p in params)
-    args_tuple = f"({args},)" if params else "()"
     natives_tuple = f"({', '.join(natives)},)" if natives else "()"
+    if lists:
+        body += conj_exit("_cj", "")
     if decl.kind == COMPUTE:
         body += _compute_lines(decl, params, args_tuple, natives_tuple, inplace)
     elif decl.kind == FACTORY:
@@ -280,6 +294,42 @@ def render(decl: OpDecl, inplace: bool = False) -> str:
         lines[-1] = lines[-1].replace("return ", "_result = ")
         lines += [f"    if {alias['requires_grad']}: _result.requires_grad_(True)", "    return _result"]
     return "\n".join(lines)
+
+
+def _conj_exit(decl: OpDecl, args_tuple: str, inplace: bool) -> Callable[[str, str], list[str]]:
+    """The conjugate bit's test, written after each tensor argument is unwrapped: one attribute
+    read on the per-op path. A conjugated view leaves for ``_dispatch.conj_call`` (or ``conj_view``
+    for a view op), which calls this function again on resolved inputs, through ``_SELF_ARGS``
+    (:func:`_by_position`), so with the op's own argument rules and checks."""
+    if decl.name == CONJ_OP:
+        return lambda test, indent: []  # the op that sets the bit: its view lines toggle it
+    if decl.kind == VIEW:
+        line = f"return _conj_view(_OP, _SELF_ARGS, {args_tuple})"
+    else:
+        with_out = decl.returns_out and not inplace
+        line = f"return _conj_call(_OP, _SELF_ARGS, {args_tuple}, {'out' if with_out else 'None'}, {inplace})"
+    return lambda test, indent: [f"{indent}if {test}: {line}"]
+
+
+#: The view op that flips the conjugate bit (``Tensor.conj`` of a complex tensor).
+CONJ_OP = "_conj"
+
+
+def _by_position(decl: OpDecl, fn: Callable[..., Any], inplace: bool) -> Callable[..., Any]:
+    """``fn`` called with every parameter by position, in declaration order (``out`` last, where
+    the op has it): how ``_dispatch.conj_call`` and ``conj_view`` pass resolved arguments back.
+    Keyword-only parameters are passed on by keyword."""
+    keywords = [p.name for p in decl.parameters if p.kind is p.KEYWORD_ONLY]
+    n_positional = len(decl.parameters) - len(keywords)
+    with_out = decl.returns_out and not inplace
+
+    def call(*args: Any) -> Any:
+        named = dict(zip(keywords, args[n_positional:n_positional + len(keywords)]))
+        if with_out and len(args) > len(decl.parameters):
+            named["out"] = args[len(decl.parameters)]
+        return fn(*args[:n_positional], **named)
+
+    return call
 
 
 def _zero_dim_lines(decl: OpDecl, params: list[_Placeholder], first: str | None, n: str,
@@ -310,7 +360,7 @@ def _wrap_lines(indent: str) -> list[str]:
         # an inference tensor's counter carries a mark; the count of threads in inference mode
         # keeps the thread-local flag off this path while no thread is in one
         f"{indent}_r._version_counter = [0] if not _IT[0] else _new_vc()",
-        f"{indent}_r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None",
+        f"{indent}_r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False",
     ]
 
 
@@ -362,11 +412,30 @@ def _compute_lines(decl: OpDecl, params: list[_Placeholder], args_tuple: str, na
         "    if type(_spec) is not tuple:",
         f"        return _finish(_OP, _dev, _entry[2], _k, {args_tuple}, {natives_tuple}, _spec, _rg)",
         "    _shape, _dt = _spec",
-        "    _o = _entry[1](_shape, _dt, _dev)",
+        *_allocation_lines(decl, params, args_tuple),
         f"    _k({natives}, out=_o)",
         *_wrap_lines("    "),
         f"    if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'functional', None)",
         "    return _r",
+    ]
+
+
+def _allocation_lines(decl: OpDecl, params: list[_Placeholder], args_tuple: str) -> list[str]:
+    """The output's allocation. An elementwise op's output takes its inputs' layout; the test that
+    sends the common case (a first input of the output's shape, row-major: the output is too) to
+    the plain allocator reads the native's own flag, where the backend's natives have numpy's
+    ``flags`` (``_entry[3]``); everything else asks ``_dispatch.elementwise_out``."""
+    plain = "    _o = _entry[1](_shape, _dt, _dev)"
+    if not decl.elementwise:
+        return [plain]
+    first = next((p.name for p in params if tensor_kind(p) == TENSOR), None)
+    quick = "len(_shape) < 2"  # a result of at most one dim has one layout
+    if first is not None:
+        quick += f" or _entry[3] and {first}._data.flags.c_contiguous and {first}._data.shape == _shape"
+    return [
+        f"    if {quick}:",
+        "    " + plain,
+        f"    else: _o = _elementwise_out(_entry, _shape, _dt, _dev, {args_tuple})",
     ]
 
 
@@ -383,6 +452,7 @@ def _view_lines(decl: OpDecl, params: list[_Placeholder], args_tuple: str, nativ
         "    _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)",
         f"    _r._version_counter = {base}._version_counter",
         f"    _r._base = {base} if {base}._base is None else {base}._base",
+        *([f"    _r._conj = not {base}._conj"] if decl.name == CONJ_OP else []),
         f"    if _rg: _D._engine.record(_OP, {args_tuple}, (_r,), 'view', None)",
         "    return _r",
     ] + ([  # a composite view (reshape, flatten...): its checks, then its body, with no detour through run_view

@@ -60,6 +60,10 @@ class OpDecl:
             saying when: ``div`` casts only with a ``rounding_mode``, since its true division of
             integers computes in floating point from the uncast values (``uint8_t / tensor(257)``
             is 2/257).
+        elementwise: one output, each element computed from the inputs' elements at its index
+            (after broadcasting): the output takes the inputs' memory layout, as PyTorch's
+            TensorIterator gives it (``flambeau._layout.elementwise_strides``), so that an op on
+            a transposed or channels_last tensor returns one laid out the same way.
         doc: the docstring of the generated function.
     """
 
@@ -76,6 +80,7 @@ class OpDecl:
     random: bool = False
     number_first: bool = False
     zero_dim_common: bool | Callable[..., bool] = False
+    elementwise: bool = False
     doc: str = ""
     provider: str = field(default="", compare=False)  # filled in by the loader: the distribution
 

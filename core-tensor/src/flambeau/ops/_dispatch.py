@@ -45,9 +45,48 @@ def kernel_entry(op: OpDecl, cache: dict, device_type: str) -> tuple:
     Kernel tables are frozen once built, so the entry never goes stale.
     """
     table = TABLES[device_type]
-    entry = (table.get(op.name), table.empty, table)
+    entry = (table.get(op.name), table.empty, table, _has_numpy_flags(table, device_type))
     cache[device_type] = entry
     return entry
+
+
+_FLAGS: dict[str, bool] = {}
+
+
+def _has_numpy_flags(table: Any, device_type: str) -> bool:
+    """Whether the backend's native arrays carry numpy's ``flags`` (numpy's and CuPy's do), read by
+    an elementwise op's quick layout test; found once per device type from a 1-element array."""
+    known = _FLAGS.get(device_type)
+    if known is None:
+        dev = _device_cls(device_type) if device_type != "cpu" else _CPU
+        try:
+            probe = table.empty((1,), _dtypes.float32, resolve_device(dev))
+            known = isinstance(getattr(getattr(probe, "flags", None), "c_contiguous", None), bool)
+        except Exception:  # noqa: BLE001 - a backend that cannot allocate here: the general path
+            known = False
+        _FLAGS[device_type] = known
+    return known
+
+
+def elementwise_out(entry: tuple, shape: tuple, dt: Any, dev: Any, args: tuple) -> Any:
+    """The output of an elementwise op laid out as its tensor inputs are (PyTorch's TensorIterator
+    rule, ``flambeau._layout.elementwise_strides``): row-major unless they say otherwise."""
+    from .._layout import elementwise_strides
+
+    inputs = [(a._data.shape, a.stride()) for a in args if isinstance(a, Tensor)]
+    strides = elementwise_strides(shape, inputs)
+    table = entry[2]
+    if strides is None:
+        return table.empty(shape, dt, dev)
+    return empty_strided_native(table, shape, strides, dt, dev)
+
+
+def empty_strided_native(table: Any, shape: tuple, strides: tuple, dt: Any, dev: Any) -> Any:
+    """A new native array of ``shape`` with the element ``strides`` (non-negative, not overlapping):
+    its storage allocated flat, then viewed through the backend's ``as_strided``."""
+    span = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+    storage = table.empty((span,), dt, dev)
+    return table["as_strided"](storage, tuple(shape), tuple(strides), 0)
 
 
 # -- the fast paths -------------------------------------------------------------------
@@ -112,6 +151,8 @@ def run_view(op: OpDecl, dev: Any, args: tuple, natives: tuple, rg: bool) -> Any
     result = wrap(native, _dtypes._FROM_NUMPY.get(native.dtype) or _dtypes.from_numpy_dtype(native.dtype), dev)
     result._version_counter = base._version_counter
     result._base = base if base._base is None else base._base
+    if op.name == "_conj":
+        result._conj = not base._conj
     if rg:
         _engine.record(op, args, (result,), "view", None)
     return result
@@ -155,6 +196,92 @@ def _result_type(op: OpDecl) -> type:
 def _named(op: OpDecl, results: tuple) -> Any:
     cls = op.__dict__.get("_result_type") or _result_type(op)
     return results if cls is tuple else _tuple_new(cls, results)
+
+
+# -- the conjugate bit: resolved at the kernel boundary --------------------------------
+
+def _flip(t: Tensor) -> Tensor:
+    """The view of ``t`` with its conjugate bit flipped (the ``_conj`` view op, so autograd sees it)."""
+    from ._registry import FUNCTIONS
+
+    return FUNCTIONS["_conj"](t)
+
+
+def resolve(t: Tensor) -> Tensor:
+    """``t`` with its conjugate bit materialised: a conjugated view becomes a new tensor holding
+    the conjugated values (differentiable: conj_physical of the unconjugated alias)."""
+    if not t._conj:
+        return t
+    from ._registry import FUNCTIONS
+
+    return FUNCTIONS["conj_physical"](_flip(t))
+
+
+def _resolved(arg: Any) -> Any:
+    if isinstance(arg, Tensor):
+        return resolve(arg) if arg._conj else arg
+    if isinstance(arg, (list, tuple)) and any(isinstance(a, Tensor) and a._conj for a in arg):
+        return type(arg)(resolve(a) if isinstance(a, Tensor) else a for a in arg)
+    return arg
+
+
+def conj_call(op: OpDecl, call: Callable[..., Any], args: tuple, out: Any, inplace: bool) -> Any:
+    """An op with a conjugated view among its inputs (its generated function sends it here):
+    every input is resolved, then the op runs again. A result written into a conjugated view
+    (in place, or ``out=``) is computed into a resolved copy and written back conjugated, so
+    that the view reads the result."""
+    resolved = tuple(_resolved(a) for a in args)
+    if inplace:
+        target = args[0]
+        result = call(*resolved)
+        if target._conj:
+            _write_conj(target, result)
+            return target
+        return result
+    if out is None:
+        return call(*resolved)
+    outs = (out,) if isinstance(out, Tensor) else tuple(out)
+    temps = tuple(resolve(o) for o in outs)
+    result = call(*resolved, temps[0] if isinstance(out, Tensor) else temps)
+    for o, t in zip(outs, temps):
+        if o._conj:
+            _write_conj(o, t)
+    if isinstance(out, Tensor):
+        return out
+    return result if all(r is t for r, t in zip(result, temps)) and not any(o._conj for o in outs) else \
+        _named(op, outs)
+
+
+def _write_conj(target: Tensor, values: Tensor) -> None:
+    """Write ``values`` into the conjugated view ``target``: its storage gets their conjugate."""
+    from ._registry import FUNCTIONS
+
+    storage = _flip(target)  # the same memory, read as stored
+    if values._dtype.is_complex:
+        values = FUNCTIONS["conj_physical"](values)
+    FUNCTIONS["copy_"](storage, values)
+
+
+def conj_view(op: OpDecl, call: Callable[..., Any], args: tuple) -> Any:
+    """A view op of a conjugated view: the view of the storage as stored, conjugated again, so
+    that the result shares memory and keeps the bit (``x.conj().t().is_conj()``), as PyTorch's."""
+    from ._registry import FUNCTIONS
+
+    name = op.name
+    if name == "view_as_real":
+        raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
+                           "conjugate tensor so you can view it as real, use self.resolve_conj()")
+    first = args[0]
+    if isinstance(first, (list, tuple)):  # broadcast_tensors: each result follows its own input
+        flags = [isinstance(t, Tensor) and t._conj for t in first]
+        results = call(type(first)(_flip(t) if c else t for t, c in zip(first, flags)), *args[1:])
+        return type(results)(_flip(r) if c else r for r, c in zip(results, flags))
+    result = call(_flip(first), *args[1:])
+    if name == "imag":  # PyTorch gives a view with a negative bit, which flambeau has not: a copy
+        return FUNCTIONS["neg"](result)
+    if isinstance(result, Tensor):
+        return _flip(result) if result._dtype.is_complex else result  # real: the real parts
+    return type(result)(_flip(r) for r in result)
 
 
 # -- writing into existing tensors (out= and in-place) ---------------------------------
@@ -206,8 +333,20 @@ def _overlaps(native: Any) -> bool:
     return any(s == 0 and n > 1 for s, n in zip(native.strides, native.shape))
 
 
+def _out_into_conj(op: OpDecl, args: tuple, out: Any) -> Any:
+    """``out=`` a conjugated view (the op's inputs have no bit set: ``conj_call`` saw to those)."""
+    from ._registry import FUNCTIONS
+
+    fn = FUNCTIONS[op.name]
+    positional = [a for a, p in zip(args, op.parameters) if p.kind is not p.KEYWORD_ONLY]
+    keywords = {p.name: a for a, p in zip(args, op.parameters) if p.kind is p.KEYWORD_ONLY}
+    return conj_call(op, lambda *xs: fn(*xs[:-1], **keywords, out=xs[-1]), tuple(positional), out, False)
+
+
 def _run_into(op, kernel, dev, args, natives, spec, out, rg, inplace):
     if not inplace:
+        if out._conj if isinstance(out, Tensor) else any(isinstance(o, Tensor) and o._conj for o in out):
+            return _out_into_conj(op, args, out)
         # out=: the user holds the tensor written into. A kernel that checks its input as it writes
         # (safe only into a fresh output) offers an `into_existing` variant that checks before writing.
         kernel = getattr(kernel, "into_existing", kernel)

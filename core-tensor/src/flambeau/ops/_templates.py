@@ -11,14 +11,17 @@ at their first use in the process.
 def _t0(_a0):
     _dev = None
     _rg = False
+    _cj = False
     _n__a0 = []
     for _t in _a0:
         if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)
         if _dev is None: _dev = _t._device
         elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
+        if _t._conj: _cj = True
         _n__a0.append(_t._data)
     if _dev is None: raise _no_tensor_error(_OP)
+    if _cj: return _conj_view(_OP, _SELF_ARGS, (_a0,))
     _table = _TABLES[_dev.type]
     _k = _table.get('_op')
     if _k is not None:
@@ -37,17 +40,44 @@ def _t1(_a0):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
+    _table = _TABLES[_dev.type]
+    _k = _table.get('_op')
     if _k is not None:
-        _spec = _meta(_a0)
-        return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), _a0, _rg, True)
+        _meta(_a0)
+        _n = _k(_a0._data)
+        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)
+        _r._version_counter = _a0._version_counter
+        _r._base = _a0 if _a0._base is None else _a0._base
+        _r._conj = not _a0._conj
+        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'view', None)
+        return _r
+    return _run_view(_OP, _dev, (_a0,), (_a0._data,), _rg)
 
 def _t2(_a0):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), None, False)
+    _rg = False
+    return _run_dynamic(_OP, _dev, (_a0,), (_a0._data,), _rg)
+
+def _t3(_a0):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), None, True)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0)
+        return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), _a0, _rg, True)
+
+def _t4(_a0):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), None, True)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
@@ -56,17 +86,11 @@ def _t2(_a0):
         return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0,), (_a0._data,), _a0, _rg, True)
 
-def _t3(_a0):
+def _t5(_a0):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
-    _rg = False
-    return _run_dynamic(_OP, _dev, (_a0,), (_a0._data,), _rg)
-
-def _t4(_a0):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0,))
     _table = _TABLES[_dev.type]
     _k = _table.get('_op')
     if _k is not None:
@@ -81,10 +105,11 @@ def _t4(_a0):
     return _composite(_a0)
     return _run_view(_OP, _dev, (_a0,), (_a0._data,), _rg)
 
-def _t5(_a0):
+def _t6(_a0):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0,))
     _table = _TABLES[_dev.type]
     _k = _table.get('_op')
     if _k is not None:
@@ -97,17 +122,20 @@ def _t5(_a0):
         return _r
     return _run_view(_OP, _dev, (_a0,), (_a0._data,), _rg)
 
-def _t6(_a0, *, _a1):
+def _t7(_a0, *, _a1):
     _dev = None
     _rg = False
+    _cj = False
     _n__a0 = []
     for _t in _a0:
         if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)
         if _dev is None: _dev = _t._device
         elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
+        if _t._conj: _cj = True
         _n__a0.append(_t._data)
     if _dev is None: raise _no_tensor_error(_OP)
+    if _cj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1,))
     _table = _TABLES[_dev.type]
     _k = _table.get('_op')
     if _k is not None:
@@ -122,10 +150,19 @@ def _t6(_a0, *, _a1):
     return _composite(_a0, _a1)
     return _run_view(_OP, _dev, (_a0, _a1,), (_n__a0, _a1,), _rg)
 
-def _t7(_a0, *, _a1):
+def _t8(_a0, *, _a1):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)
+    _rg = False
+    return _run_dynamic(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)
+
+def _t9(_a0, *, _a1):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -133,14 +170,7 @@ def _t7(_a0, *, _a1):
         return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _a0, _rg, True)
 
-def _t8(_a0, *, _a1):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    _rg = False
-    return _run_dynamic(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)
-
-def _t9(_a0, *, _a1, _a2, _a3, _a4, out):
+def _t10(_a0, *, _a1, _a2, _a3, _a4, out):
     _dev = _factory_device(_a3)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -154,17 +184,18 @@ def _t9(_a0, *, _a1, _a2, _a3, _a4, out):
             _r = _new(_T)
             _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
             _r._version_counter = [0] if not _IT[0] else _new_vc()
-            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
             if _a4: _r.requires_grad_(True)
             return _r
     _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0, _a1, _a2, _a3, _a4,), out, _rg, False)
     if _a4: _result.requires_grad_(True)
     return _result
 
-def _t10(_a0, *, _a1, _a2, _a3, out):
+def _t11(_a0, *, _a1, _a2, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -178,15 +209,16 @@ def _t10(_a0, *, _a1, _a2, _a3, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
 
-def _t11(_a0, *, _a1, _a2, _a3, out):
+def _t12(_a0, *, _a1, _a2, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
@@ -201,19 +233,21 @@ def _t11(_a0, *, _a1, _a2, _a3, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
 
-def _t12(_a0, *, _a1, _a2, _a3, out):
+def _t13(_a0, *, _a1, _a2, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if isinstance(_a2, _T):
         if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
         _rg = _rg or _a2._requires_grad
         _n__a2 = _a2._data
+        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     else:
         if _a2 is not None: raise _type_error(_OP, '_a2', _a2)
         _n__a2 = _a2
@@ -221,6 +255,7 @@ def _t12(_a0, *, _a1, _a2, _a3, out):
         if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
         _rg = _rg or _a3._requires_grad
         _n__a3 = _a3._data
+        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     else:
         if _a3 is not None: raise _type_error(_OP, '_a3', _a3)
         _n__a3 = _a3
@@ -237,15 +272,16 @@ def _t12(_a0, *, _a1, _a2, _a3, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), out, _rg, False)
 
-def _t13(_a0, *, _a1, _a2, out):
+def _t14(_a0, *, _a1, _a2, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -259,15 +295,16 @@ def _t13(_a0, *, _a1, _a2, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)
 
-def _t14(_a0, *, _a1, out):
+def _t15(_a0, *, _a1, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -281,22 +318,50 @@ def _t14(_a0, *, _a1, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)
 
-def _t15(_a0, *, out):
+def _t16(_a0, *, _a1, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _a1, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)
+
+def _t17(_a0, *, out):
     _dev = None
     _rg = False
+    _cj = False
     _n__a0 = []
     for _t in _a0:
         if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)
         if _dev is None: _dev = _t._device
         elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
+        if _t._conj: _cj = True
         _n__a0.append(_t._data)
     if _dev is None: raise _no_tensor_error(_OP)
+    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -310,15 +375,16 @@ def _t15(_a0, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0,), (_n__a0,), out, _rg, False)
 
-def _t16(_a0, *, out):
+def _t18(_a0, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -332,15 +398,41 @@ def _t16(_a0, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)
 
-def _t17(_a0, *, out):
+def _t19(_a0, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0)
+        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0,))
+        _k(_a0._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)
+
+def _t20(_a0, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
@@ -355,12 +447,38 @@ def _t17(_a0, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)
 
-def _t18(_a0, _a1):
+def _t21(_a0, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0)
+        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0,))
+        _k(_a0._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)
+
+def _t22(_a0, _a1):
     _dev = None
     _rg = False
     if isinstance(_a0, _T):
@@ -368,6 +486,7 @@ def _t18(_a0, _a1):
         elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)
         _rg = _rg or _a0._requires_grad
         _n__a0 = _a0._data
+        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     else:
         _n__a0 = _a0
     if isinstance(_a1, _T):
@@ -375,6 +494,7 @@ def _t18(_a0, _a1):
         elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     else:
         _n__a1 = _a1
     if _dev is None: raise _no_tensor_error(_OP)
@@ -385,10 +505,22 @@ def _t18(_a0, _a1):
         return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _a0, _rg, True)
 
-def _t19(_a0, _a1):
+def _t23(_a0, _a1):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)
+    return _run_dynamic(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _rg)
+
+def _t24(_a0, _a1):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -396,10 +528,124 @@ def _t19(_a0, _a1):
         return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _a0, _rg, True)
 
-def _t20(_a0, _a1):
+def _t25(_a0, _a1):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    if isinstance(_a1, _T):
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    else:
+        _n__a1 = _a1
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)
+
+def _t26(_a0, _a1):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    if isinstance(_a1, _T):
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    else:
+        _n__a1 = _a1
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)
+
+def _t27(_a0, _a1):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    if isinstance(_a1, _T):
+        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    else:
+        _n__a1 = _a1
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)
+
+def _t28(_a0, _a1):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    if isinstance(_a1, _T):
+        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    else:
+        _n__a1 = _a1
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)
+
+def _t29(_a0, _a1):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)
+
+def _t30(_a0, _a1):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)
+
+def _t31(_a0, _a1):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1,))
     _table = _TABLES[_dev.type]
     _k = _table.get('_op')
     if _k is not None:
@@ -414,10 +660,11 @@ def _t20(_a0, _a1):
     return _composite(_a0, _a1)
     return _run_view(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)
 
-def _t21(_a0, _a1):
+def _t32(_a0, _a1):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1,))
     _table = _TABLES[_dev.type]
     _k = _table.get('_op')
     if _k is not None:
@@ -430,120 +677,11 @@ def _t21(_a0, _a1):
         return _r
     return _run_view(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)
 
-def _t22(_a0, _a1):
+def _t33(_a0, _a1, *, _a2):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
-    if isinstance(_a1, _T):
-        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-        _rg = _rg or _a1._requires_grad
-        _n__a1 = _a1._data
-    else:
-        _n__a1 = _a1
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)
-
-def _t23(_a0, _a1):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if isinstance(_a1, _T):
-        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-        _rg = _rg or _a1._requires_grad
-        _n__a1 = _a1._data
-    else:
-        _n__a1 = _a1
-    _rg = False
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)
-
-def _t24(_a0, _a1):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if isinstance(_a1, _T):
-        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-        _rg = _rg or _a1._requires_grad
-        _n__a1 = _a1._data
-    else:
-        _n__a1 = _a1
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)
-
-def _t25(_a0, _a1):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if isinstance(_a1, _T):
-        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-        _rg = _rg or _a1._requires_grad
-        _n__a1 = _a1._data
-    else:
-        _n__a1 = _a1
-    _rg = False
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)
-
-def _t26(_a0, _a1):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-    _rg = _rg or _a1._requires_grad
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)
-
-def _t27(_a0, _a1):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-    _rg = _rg or _a1._requires_grad
-    _rg = False
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)
-
-def _t28(_a0, _a1):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-    _rg = _rg or _a1._requires_grad
-    return _run_dynamic(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _rg)
-
-def _t29(_a0, _a1, *, _a2):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -551,14 +689,16 @@ def _t29(_a0, _a1, *, _a2):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _a0, _rg, True)
 
-def _t30(_a0, _a1, *, _a2):
+def _t34(_a0, _a1, *, _a2):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     if isinstance(_a1, _T):
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     else:
         _n__a1 = _a1
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -568,15 +708,17 @@ def _t30(_a0, _a1, *, _a2):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _a0, _rg, True)
 
-def _t31(_a0, _a1, *, _a2):
+def _t35(_a0, _a1, *, _a2):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     if isinstance(_a1, _T):
         if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     else:
         _n__a1 = _a1
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -586,20 +728,23 @@ def _t31(_a0, _a1, *, _a2):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _a0, _rg, True)
 
-def _t32(_a0, _a1, *, _a2, _a3, _a4, _a5, out):
+def _t36(_a0, _a1, *, _a2, _a3, _a4, _a5, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if isinstance(_a1, _T):
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     else:
         _n__a1 = _a1
     if isinstance(_a5, _T):
         if _a5._device is not _dev: _dev = _unify(_OP, _dev, _a5)
         _rg = _rg or _a5._requires_grad
         _n__a5 = _a5._data
+        if _a5._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     else:
         if _a5 is not None: raise _type_error(_OP, '_a5', _a5)
         _n__a5 = _a5
@@ -617,12 +762,12 @@ def _t32(_a0, _a1, *, _a2, _a3, _a4, _a5, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), out, _rg, False)
 
-def _t33(_a0, _a1, *, _a2, _a3, _a4, out):
+def _t37(_a0, _a1, *, _a2, _a3, _a4, out):
     _dev = _factory_device(_a3)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -636,20 +781,22 @@ def _t33(_a0, _a1, *, _a2, _a3, _a4, out):
             _r = _new(_T)
             _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
             _r._version_counter = [0] if not _IT[0] else _new_vc()
-            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
             if _a4: _r.requires_grad_(True)
             return _r
     _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0, _a1, _a2, _a3, _a4,), out, _rg, False)
     if _a4: _result.requires_grad_(True)
     return _result
 
-def _t34(_a0, _a1, *, _a2, _a3, _a4, out):
+def _t38(_a0, _a1, *, _a2, _a3, _a4, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -663,12 +810,12 @@ def _t34(_a0, _a1, *, _a2, _a3, _a4, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)
 
-def _t35(_a0, _a1, *, _a2, _a3, out):
+def _t39(_a0, _a1, *, _a2, _a3, out):
     _dev = None
     _rg = False
     if isinstance(_a0, _T):
@@ -676,12 +823,14 @@ def _t35(_a0, _a1, *, _a2, _a3, out):
         elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)
         _rg = _rg or _a0._requires_grad
         _n__a0 = _a0._data
+        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     else:
         _n__a0 = _a0
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _dev is None: _dev = _a1._device
     elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
@@ -696,15 +845,16 @@ def _t35(_a0, _a1, *, _a2, _a3, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), out, _rg, False)
 
-def _t36(_a0, _a1, *, _a2, _a3, out):
+def _t40(_a0, _a1, *, _a2, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -718,12 +868,12 @@ def _t36(_a0, _a1, *, _a2, _a3, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
 
-def _t37(_a0, _a1, *, _a2, out):
+def _t41(_a0, _a1, *, _a2, out):
     _dev = None
     _rg = False
     if isinstance(_a0, _T):
@@ -731,6 +881,7 @@ def _t37(_a0, _a1, *, _a2, out):
         elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)
         _rg = _rg or _a0._requires_grad
         _n__a0 = _a0._data
+        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     else:
         _n__a0 = _a0
     if isinstance(_a1, _T):
@@ -738,6 +889,7 @@ def _t37(_a0, _a1, *, _a2, out):
         elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     else:
         _n__a1 = _a1
     if _dev is None: raise _no_tensor_error(_OP)
@@ -754,15 +906,16 @@ def _t37(_a0, _a1, *, _a2, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), out, _rg, False)
 
-def _t38(_a0, _a1, *, _a2, out):
+def _t42(_a0, _a1, *, _a2, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -776,19 +929,21 @@ def _t38(_a0, _a1, *, _a2, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)
 
-def _t39(_a0, _a1, *, _a2, out):
+def _t43(_a0, _a1, *, _a2, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a1, _T):
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     else:
         _n__a1 = _a1
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -804,18 +959,20 @@ def _t39(_a0, _a1, *, _a2, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)
 
-def _t40(_a0, _a1, *, _a2, out):
+def _t44(_a0, _a1, *, _a2, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -829,19 +986,21 @@ def _t40(_a0, _a1, *, _a2, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)
 
-def _t41(_a0, _a1, *, _a2, out):
+def _t45(_a0, _a1, *, _a2, out):
     if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a1, _T):
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     else:
         _n__a1 = _a1
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -852,25 +1011,29 @@ def _t41(_a0, _a1, *, _a2, out):
         if type(_spec) is not tuple:
             return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)
         _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))
         _k(_a0._data, _n__a1, _a2, out=_o)
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)
 
-def _t42(_a0, _a1, *, _a2, out):
+def _t46(_a0, _a1, *, _a2, out):
     if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a1, _T):
         if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     else:
         _n__a1 = _a1
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -881,27 +1044,32 @@ def _t42(_a0, _a1, *, _a2, out):
         if type(_spec) is not tuple:
             return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)
         _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))
         _k(_a0._data, _n__a1, _a2, out=_o)
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)
 
-def _t43(_a0, _a1, *, out):
+def _t47(_a0, _a1, *, out):
     _dev = None
     _rg = False
+    _cj = False
     _n__a0 = []
     for _t in _a0:
         if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)
         if _dev is None: _dev = _t._device
         elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
+        if _t._conj: _cj = True
         _n__a0.append(_t._data)
     if _dev is None: raise _no_tensor_error(_OP)
+    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -915,22 +1083,25 @@ def _t43(_a0, _a1, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _a1,), out, _rg, False)
 
-def _t44(_a0, _a1, *, out):
+def _t48(_a0, _a1, *, out):
     _dev = None
     _rg = False
+    _cj = False
     _n__a1 = []
     for _t in _a1:
         if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)
         if _dev is None: _dev = _t._device
         elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
+        if _t._conj: _cj = True
         _n__a1.append(_t._data)
     if _dev is None: raise _no_tensor_error(_OP)
+    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -944,12 +1115,12 @@ def _t44(_a0, _a1, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _n__a1,), out, _rg, False)
 
-def _t45(_a0, _a1, *, out):
+def _t49(_a0, _a1, *, out):
     _dev = None
     _rg = False
     if isinstance(_a0, _T):
@@ -957,6 +1128,7 @@ def _t45(_a0, _a1, *, out):
         elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)
         _rg = _rg or _a0._requires_grad
         _n__a0 = _a0._data
+        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     else:
         _n__a0 = _a0
     if isinstance(_a1, _T):
@@ -964,6 +1136,7 @@ def _t45(_a0, _a1, *, out):
         elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     else:
         _n__a1 = _a1
     if _dev is None: raise _no_tensor_error(_OP)
@@ -980,44 +1153,66 @@ def _t45(_a0, _a1, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), out, _rg, False)
 
-def _t46(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
+def _t50(_a0, _a1, *, out):
+    _dev = None
+    _rg = False
+    if isinstance(_a0, _T):
+        if _dev is None: _dev = _a0._device
+        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)
+        _rg = _rg or _a0._requires_grad
+        _n__a0 = _a0._data
+        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    else:
+        _n__a0 = _a0
+    if isinstance(_a1, _T):
+        if _dev is None: _dev = _a1._device
+        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    else:
+        _n__a1 = _a1
+    if _dev is None: raise _no_tensor_error(_OP)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
         _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, out, _rg, False)
         if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _rg)
         _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
-        _k(_a0._data, _a1, out=_o)
+        if len(_shape) < 2:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_n__a0, _n__a1, out=_o)
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), out, _rg, False)
 
-def _t47(_a0, _a1, *, out):
+def _t51(_a0, _a1, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _cj = False
     _n__a1 = []
     for _t in _a1:
         if _t is None: _n__a1.append(None); continue
         if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)
         if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
+        if _t._conj: _cj = True
         _n__a1.append(_t._data)
+    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1031,117 +1226,7 @@ def _t47(_a0, _a1, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
-        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
-
-def _t48(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    _rg = False
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)
-        _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
-        _k(_a0._data, _a1, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
-        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)
-
-def _t49(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if isinstance(_a1, _T):
-        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-        _rg = _rg or _a1._requires_grad
-        _n__a1 = _a1._data
-    else:
-        _n__a1 = _a1
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
-        _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
-        _k(_a0._data, _n__a1, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
-        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
-
-def _t50(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if isinstance(_a1, _T):
-        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-        _rg = _rg or _a1._requires_grad
-        _n__a1 = _a1._data
-    else:
-        _n__a1 = _a1
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
-        _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
-        _k(_a0._data, _n__a1, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
-        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
-
-def _t51(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if isinstance(_a1, _T):
-        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-        _rg = _rg or _a1._requires_grad
-        _n__a1 = _a1._data
-    else:
-        _n__a1 = _a1
-    _rg = False
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
-        _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
-        _k(_a0._data, _n__a1, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
@@ -1150,61 +1235,212 @@ def _t52(_a0, _a1, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-    _rg = _rg or _a1._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
         _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)
         if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)
         _shape, _dt = _spec
         _o = _entry[1](_shape, _dt, _dev)
-        _k(_a0._data, _a1._data, out=_o)
+        _k(_a0._data, _a1, out=_o)
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)
 
 def _t53(_a0, _a1, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-    _rg = _rg or _a1._requires_grad
-    _rg = False
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
         _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)
         if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)
         _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
-        _k(_a0._data, _a1._data, out=_o)
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _a1, out=_o)
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)
 
 def _t54(_a0, _a1, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)
+        _shape, _dt = _spec
+        _o = _entry[1](_shape, _dt, _dev)
+        _k(_a0._data, _a1, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)
+
+def _t55(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if isinstance(_a1, _T):
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    else:
+        _n__a1 = _a1
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
+        _shape, _dt = _spec
+        _o = _entry[1](_shape, _dt, _dev)
+        _k(_a0._data, _n__a1, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
+
+def _t56(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if isinstance(_a1, _T):
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    else:
+        _n__a1 = _a1
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _n__a1, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
+
+def _t57(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if isinstance(_a1, _T):
+        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    else:
+        _n__a1 = _a1
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _n__a1, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
+
+def _t58(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if isinstance(_a1, _T):
+        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    else:
+        _n__a1 = _a1
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _n__a1, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
+
+def _t59(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1218,19 +1454,166 @@ def _t54(_a0, _a1, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
 
-def _t55(_a0, _a1, *, out):
+def _t60(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _a1._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+
+def _t61(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+        _shape, _dt = _spec
+        _o = _entry[1](_shape, _dt, _dev)
+        _k(_a0._data, _a1._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+
+def _t62(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _a1._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+
+def _t63(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+        _shape, _dt = _spec
+        _o = _entry[1](_shape, _dt, _dev)
+        _k(_a0._data, _a1._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+
+def _t64(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _a1._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+
+def _t65(_a0, _a1, *, out):
     if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     if isinstance(_a1, _T):
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     else:
         _n__a1 = _a1
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1241,24 +1624,28 @@ def _t55(_a0, _a1, *, out):
         if type(_spec) is not tuple:
             return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
         _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
         _k(_a0._data, _n__a1, out=_o)
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
 
-def _t56(_a0, _a1, *, out):
+def _t66(_a0, _a1, *, out):
     if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     if isinstance(_a1, _T):
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     else:
         _n__a1 = _a1
     _rg = False
@@ -1270,25 +1657,29 @@ def _t56(_a0, _a1, *, out):
         if type(_spec) is not tuple:
             return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
         _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
         _k(_a0._data, _n__a1, out=_o)
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
 
-def _t57(_a0, _a1, *, out):
+def _t67(_a0, _a1, *, out):
     if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     if isinstance(_a1, _T):
         if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     else:
         _n__a1 = _a1
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1299,20 +1690,23 @@ def _t57(_a0, _a1, *, out):
         if type(_spec) is not tuple:
             return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
         _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
         _k(_a0._data, _n__a1, out=_o)
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
 
-def _t58(_a0, _a1, *, out):
+def _t68(_a0, _a1, *, out):
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     _dev = _a1._device
     _rg = _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1326,15 +1720,103 @@ def _t58(_a0, _a1, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _a1._data,), out, _rg, False)
 
-def _t59(_a0, _a1, _a2):
+def _t69(_a0, _a1, _a2):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)
+    if isinstance(_a1, _T):
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)
+    else:
+        if _a1 is not None: raise _type_error(_OP, '_a1', _a1)
+        _n__a1 = _a1
+    _rg = False
+    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _rg)
+
+def _t70(_a0, _a1, _a2):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    if isinstance(_a1, _T):
+        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    else:
+        _n__a1 = _a1
+    if isinstance(_a2, _T):
+        if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)
+        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
+        _rg = _rg or _a2._requires_grad
+        _n__a2 = _a2._data
+        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    else:
+        _n__a2 = _a2
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2)
+        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _a0, _rg, True)
+
+def _t71(_a0, _a1, _a2):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    if isinstance(_a2, _T):
+        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
+        _rg = _rg or _a2._requires_grad
+        _n__a2 = _a2._data
+        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    else:
+        _n__a2 = _a2
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2)
+        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _a0, _rg, True)
+
+def _t72(_a0, _a1, _a2):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
+    _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2)
+        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _a0, _rg, True)
+
+def _t73(_a0, _a1, _a2):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2,))
     _table = _TABLES[_dev.type]
     _k = _table.get('_op')
     if _k is not None:
@@ -1349,10 +1831,11 @@ def _t59(_a0, _a1, _a2):
     return _composite(_a0, _a1, _a2)
     return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)
 
-def _t60(_a0, _a1, _a2):
+def _t74(_a0, _a1, _a2):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2,))
     _table = _TABLES[_dev.type]
     _k = _table.get('_op')
     if _k is not None:
@@ -1365,86 +1848,22 @@ def _t60(_a0, _a1, _a2):
         return _r
     return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)
 
-def _t61(_a0, _a1, _a2):
+def _t75(_a0, _a1, _a2, *, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
-    if isinstance(_a1, _T):
-        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-        _rg = _rg or _a1._requires_grad
-        _n__a1 = _a1._data
-    else:
-        if _a1 is not None: raise _type_error(_OP, '_a1', _a1)
-        _n__a1 = _a1
-    _rg = False
-    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _rg)
-
-def _t62(_a0, _a1, _a2):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if isinstance(_a1, _T):
-        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-        _rg = _rg or _a1._requires_grad
-        _n__a1 = _a1._data
-    else:
-        _n__a1 = _a1
-    if isinstance(_a2, _T):
-        if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)
-        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
-        _rg = _rg or _a2._requires_grad
-        _n__a2 = _a2._data
-    else:
-        _n__a2 = _a2
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1, _a2)
-        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _a0, _rg, True)
-
-def _t63(_a0, _a1, _a2):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
-    if isinstance(_a2, _T):
-        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
-        _rg = _rg or _a2._requires_grad
-        _n__a2 = _a2._data
-    else:
-        _n__a2 = _a2
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1, _a2)
-        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _a0, _rg, True)
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)
+    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _rg)
 
-def _t64(_a0, _a1, _a2):
+def _t76(_a0, _a1, _a2, *, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-    _rg = _rg or _a1._requires_grad
-    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
-    _rg = _rg or _a2._requires_grad
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1, _a2)
-        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _a0, _rg, True)
-
-def _t65(_a0, _a1, _a2, *, _a3):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1452,16 +1871,19 @@ def _t65(_a0, _a1, _a2, *, _a3):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)
 
-def _t66(_a0, _a1, _a2, *, _a3):
+def _t77(_a0, _a1, _a2, *, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1469,25 +1891,19 @@ def _t66(_a0, _a1, _a2, *, _a3):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _a0, _rg, True)
 
-def _t67(_a0, _a1, _a2, *, _a3):
+def _t78(_a0, _a1, _a2, *, _a3, _a4):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
-    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _rg)
-
-def _t68(_a0, _a1, _a2, *, _a3, _a4):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
-    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1495,7 +1911,7 @@ def _t68(_a0, _a1, _a2, *, _a3, _a4):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _a0, _rg, True)
 
-def _t69(_a0, _a1, _a2, *, _a3, _a4, _a5, _a6, out):
+def _t79(_a0, _a1, _a2, *, _a3, _a4, _a5, _a6, out):
     _dev = _factory_device(_a5)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1509,14 +1925,14 @@ def _t69(_a0, _a1, _a2, *, _a3, _a4, _a5, _a6, out):
             _r = _new(_T)
             _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
             _r._version_counter = [0] if not _IT[0] else _new_vc()
-            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
             if _a6: _r.requires_grad_(True)
             return _r
     _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), out, _rg, False)
     if _a6: _result.requires_grad_(True)
     return _result
 
-def _t70(_a0, _a1, _a2, *, _a3, _a4, _a5, out):
+def _t80(_a0, _a1, _a2, *, _a3, _a4, _a5, out):
     _dev = _factory_device(_a4)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1530,23 +1946,26 @@ def _t70(_a0, _a1, _a2, *, _a3, _a4, _a5, out):
             _r = _new(_T)
             _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
             _r._version_counter = [0] if not _IT[0] else _new_vc()
-            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
             if _a5: _r.requires_grad_(True)
             return _r
     _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0, _a1, _a2, _a3, _a4, _a5,), out, _rg, False)
     if _a5: _result.requires_grad_(True)
     return _result
 
-def _t71(_a0, _a1, _a2, *, _a3, _a4, out):
+def _t81(_a0, _a1, _a2, *, _a3, _a4, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1560,15 +1979,16 @@ def _t71(_a0, _a1, _a2, *, _a3, _a4, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), out, _rg, False)
 
-def _t72(_a0, _a1, _a2, *, _a3, out):
+def _t82(_a0, _a1, _a2, *, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1582,15 +2002,16 @@ def _t72(_a0, _a1, _a2, *, _a3, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
 
-def _t73(_a0, _a1, _a2, *, _a3, out):
+def _t83(_a0, _a1, _a2, *, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
@@ -1605,21 +2026,24 @@ def _t73(_a0, _a1, _a2, *, _a3, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
 
-def _t74(_a0, _a1, _a2, *, _a3, out):
+def _t84(_a0, _a1, _a2, *, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1628,23 +2052,27 @@ def _t74(_a0, _a1, _a2, *, _a3, out):
         if type(_spec) is not tuple:
             return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, _rg)
         _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2, _a3,))
         _k(_a0._data, _a1._data, _a2._data, _a3, out=_o)
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), out, _rg, False)
 
-def _t75(_a0, _a1, _a2, *, _a3, out):
+def _t85(_a0, _a1, _a2, *, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1658,15 +2086,16 @@ def _t75(_a0, _a1, _a2, *, _a3, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), out, _rg, False)
 
-def _t76(_a0, _a1, _a2, *, out):
+def _t86(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1680,15 +2109,16 @@ def _t76(_a0, _a1, _a2, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)
 
-def _t77(_a0, _a1, _a2, *, out):
+def _t87(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
@@ -1703,25 +2133,28 @@ def _t77(_a0, _a1, _a2, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)
 
-def _t78(_a0, _a1, _a2, *, out):
+def _t88(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a1, _T):
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     else:
         _n__a1 = _a1
     if isinstance(_a2, _T):
         if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
         _rg = _rg or _a2._requires_grad
         _n__a2 = _a2._data
+        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     else:
         _n__a2 = _a2
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1732,25 +2165,29 @@ def _t78(_a0, _a1, _a2, *, out):
         if type(_spec) is not tuple:
             return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _rg)
         _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))
         _k(_a0._data, _n__a1, _n__a2, out=_o)
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)
 
-def _t79(_a0, _a1, _a2, *, out):
+def _t89(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a1, _T):
         if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     else:
         _n__a1 = _a1
     if isinstance(_a2, _T):
@@ -1758,6 +2195,7 @@ def _t79(_a0, _a1, _a2, *, out):
         if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
         _rg = _rg or _a2._requires_grad
         _n__a2 = _a2._data
+        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     else:
         _n__a2 = _a2
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1768,23 +2206,27 @@ def _t79(_a0, _a1, _a2, *, out):
         if type(_spec) is not tuple:
             return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _rg)
         _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))
         _k(_a0._data, _n__a1, _n__a2, out=_o)
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)
 
-def _t80(_a0, _a1, _a2, *, out):
+def _t90(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1798,22 +2240,25 @@ def _t80(_a0, _a1, _a2, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)
 
-def _t81(_a0, _a1, _a2, *, out):
+def _t91(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a2, _T):
         if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
         _rg = _rg or _a2._requires_grad
         _n__a2 = _a2._data
+        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     else:
         _n__a2 = _a2
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1829,21 +2274,60 @@ def _t81(_a0, _a1, _a2, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), out, _rg, False)
 
-def _t82(_a0, _a1, _a2, *, out):
+def _t92(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    if isinstance(_a2, _T):
+        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
+        _rg = _rg or _a2._requires_grad
+        _n__a2 = _a2._data
+        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    else:
+        _n__a2 = _a2
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))
+        _k(_a0._data, _a1._data, _n__a2, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), out, _rg, False)
+
+def _t93(_a0, _a1, _a2, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1857,18 +2341,20 @@ def _t82(_a0, _a1, _a2, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), out, _rg, False)
 
-def _t83(_a0, _a1, _a2, *, out):
+def _t94(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1882,36 +2368,38 @@ def _t83(_a0, _a1, _a2, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), out, _rg, False)
 
-def _t84(_a0, _a1, _a2, _a3):
+def _t95(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1, _a2, _a3)
-        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)
+    _rg = False
+    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)
 
-def _t85(_a0, _a1, _a2, _a3):
+def _t96(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    _cj = False
     _n__a1 = []
     for _t in _a1:
         if _t is None: _n__a1.append(None); continue
         if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)
         if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
+        if _t._conj: _cj = True
         _n__a1.append(_t._data)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1919,17 +2407,66 @@ def _t85(_a0, _a1, _a2, _a3):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _a0, _rg, True)
 
-def _t86(_a0, _a1, _a2, _a3):
+def _t97(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
-    _rg = False
-    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2, _a3)
+        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)
 
-def _t87(_a0, _a1, _a2, _a3):
+def _t98(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
+    _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    if isinstance(_a3, _T):
+        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
+        _rg = _rg or _a3._requires_grad
+        _n__a3 = _a3._data
+        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    else:
+        _n__a3 = _a3
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2, _a3)
+        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _a0, _rg, True)
+
+def _t99(_a0, _a1, _a2, _a3):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
+    _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
+    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
+    _rg = _rg or _a3._requires_grad
+    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2, _a3)
+        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _a0, _rg, True)
+
+def _t100(_a0, _a1, _a2, _a3):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,))
     _table = _TABLES[_dev.type]
     _k = _table.get('_op')
     if _k is not None:
@@ -1944,10 +2481,11 @@ def _t87(_a0, _a1, _a2, _a3):
     return _composite(_a0, _a1, _a2, _a3)
     return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)
 
-def _t88(_a0, _a1, _a2, _a3):
+def _t101(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,))
     _table = _TABLES[_dev.type]
     _k = _table.get('_op')
     if _k is not None:
@@ -1960,53 +2498,19 @@ def _t88(_a0, _a1, _a2, _a3):
         return _r
     return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)
 
-def _t89(_a0, _a1, _a2, _a3):
+def _t102(_a0, _a1, _a2, _a3, *, _a4):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
-    if isinstance(_a3, _T):
-        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
-        _rg = _rg or _a3._requires_grad
-        _n__a3 = _a3._data
-    else:
-        _n__a3 = _a3
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1, _a2, _a3)
-        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _a0, _rg, True)
-
-def _t90(_a0, _a1, _a2, _a3):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
-    _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
     if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
     _rg = _rg or _a3._requires_grad
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1, _a2, _a3)
-        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, _a0, _rg, True)
-    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _a0, _rg, True)
-
-def _t91(_a0, _a1, _a2, _a3, *, _a4):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
-    _rg = _rg or _a2._requires_grad
-    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
-    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
-    _rg = _rg or _a3._requires_grad
+    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -2014,17 +2518,20 @@ def _t91(_a0, _a1, _a2, _a3, *, _a4):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _a0, _rg, True)
 
-def _t92(_a0, _a1, _a2, _a3, *, _a4, _a5):
+def _t103(_a0, _a1, _a2, _a3, *, _a4, _a5):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
     if isinstance(_a3, _T):
         if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
         _rg = _rg or _a3._requires_grad
         _n__a3 = _a3._data
+        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
     else:
         _n__a3 = _a3
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2034,7 +2541,7 @@ def _t92(_a0, _a1, _a2, _a3, *, _a4, _a5):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _a0, _rg, True)
 
-def _t93(_a0, _a1, _a2, _a3, *, _a4, _a5, _a6, out):
+def _t104(_a0, _a1, _a2, _a3, *, _a4, _a5, _a6, out):
     _dev = _factory_device(_a5)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2048,24 +2555,27 @@ def _t93(_a0, _a1, _a2, _a3, *, _a4, _a5, _a6, out):
             _r = _new(_T)
             _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
             _r._version_counter = [0] if not _IT[0] else _new_vc()
-            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
             if _a6: _r.requires_grad_(True)
             return _r
     _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), out, _rg, False)
     if _a6: _result.requires_grad_(True)
     return _result
 
-def _t94(_a0, _a1, _a2, _a3, *, _a4, _a5, out):
+def _t105(_a0, _a1, _a2, _a3, *, _a4, _a5, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if isinstance(_a3, _T):
         if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
         _rg = _rg or _a3._requires_grad
         _n__a3 = _a3._data
+        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     else:
         _n__a3 = _a3
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2081,15 +2591,16 @@ def _t94(_a0, _a1, _a2, _a3, *, _a4, _a5, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), out, _rg, False)
 
-def _t95(_a0, _a1, _a2, _a3, *, _a4, out):
+def _t106(_a0, _a1, _a2, _a3, *, _a4, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -2103,19 +2614,21 @@ def _t95(_a0, _a1, _a2, _a3, *, _a4, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)
 
-def _t96(_a0, _a1, _a2, _a3, *, _a4, out):
+def _t107(_a0, _a1, _a2, _a3, *, _a4, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if isinstance(_a1, _T):
         if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     else:
         _n__a1 = _a1
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2131,21 +2644,24 @@ def _t96(_a0, _a1, _a2, _a3, *, _a4, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), out, _rg, False)
 
-def _t97(_a0, _a1, _a2, _a3, *, _a4, out):
+def _t108(_a0, _a1, _a2, _a3, *, _a4, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
     if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
     _rg = _rg or _a3._requires_grad
+    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -2159,47 +2675,30 @@ def _t97(_a0, _a1, _a2, _a3, *, _a4, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), out, _rg, False)
 
-def _t98(_a0, _a1, _a2, _a3, *, out):
+def _t109(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1, _a2, _a3)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)
-        _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
-        _k(_a0._data, _a1, _a2, _a3, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
-        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
-
-def _t99(_a0, _a1, _a2, _a3, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    _cj = False
     _n__a1 = []
     for _t in _a1:
         if _t is None: _n__a1.append(None); continue
         if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)
         if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
+        if _t._conj: _cj = True
         _n__a1.append(_t._data)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -2213,15 +2712,64 @@ def _t99(_a0, _a1, _a2, _a3, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), out, _rg, False)
 
-def _t100(_a0, _a1, _a2, _a3, *, out):
+def _t110(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2, _a3)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)
+        _shape, _dt = _spec
+        _o = _entry[1](_shape, _dt, _dev)
+        _k(_a0._data, _a1, _a2, _a3, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
+
+def _t111(_a0, _a1, _a2, _a3, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2, _a3)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2, _a3,))
+        _k(_a0._data, _a1, _a2, _a3, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
+
+def _t112(_a0, _a1, _a2, _a3, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
@@ -2236,18 +2784,20 @@ def _t100(_a0, _a1, _a2, _a3, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
 
-def _t101(_a0, _a1, _a2, _a3, *, out):
+def _t113(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -2261,22 +2811,25 @@ def _t101(_a0, _a1, _a2, _a3, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), out, _rg, False)
 
-def _t102(_a0, _a1, _a2, _a3, *, out):
+def _t114(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if isinstance(_a3, _T):
         if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
         _rg = _rg or _a3._requires_grad
         _n__a3 = _a3._data
+        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     else:
         _n__a3 = _a3
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2292,21 +2845,24 @@ def _t102(_a0, _a1, _a2, _a3, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), out, _rg, False)
 
-def _t103(_a0, _a1, _a2, _a3, *, out):
+def _t115(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
     if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
     _rg = _rg or _a3._requires_grad
+    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -2320,28 +2876,32 @@ def _t103(_a0, _a1, _a2, _a3, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), out, _rg, False)
 
-def _t104(_a0, _a1, _a2, _a3, _a4):
+def _t116(_a0, _a1, _a2, _a3, _a4):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, False)
     _rg = False
     return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _rg)
 
-def _t105(_a0, _a1, _a2, _a3, _a4, *, _a5):
+def _t117(_a0, _a1, _a2, _a3, _a4, *, _a5):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
     if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
     if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
     _rg = _rg or _a3._requires_grad
+    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -2349,16 +2909,19 @@ def _t105(_a0, _a1, _a2, _a3, _a4, *, _a5):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _a0, _rg, True)
 
-def _t106(_a0, _a1, _a2, _a3, _a4, *, _a5, out):
+def _t118(_a0, _a1, _a2, _a3, _a4, *, _a5, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
     if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
+    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
     if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
     _rg = _rg or _a3._requires_grad
+    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -2372,15 +2935,16 @@ def _t106(_a0, _a1, _a2, _a3, _a4, *, _a5, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), out, _rg, False)
 
-def _t107(_a0, _a1, _a2, _a3, _a4, *, out):
+def _t119(_a0, _a1, _a2, _a3, _a4, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -2394,19 +2958,21 @@ def _t107(_a0, _a1, _a2, _a3, _a4, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)
 
-def _t108(_a0, _a1, _a2, _a3, _a4, *, out):
+def _t120(_a0, _a1, _a2, _a3, _a4, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if isinstance(_a3, _T):
         if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
         _rg = _rg or _a3._requires_grad
         _n__a3 = _a3._data
+        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     else:
         if _a3 is not None: raise _type_error(_OP, '_a3', _a3)
         _n__a3 = _a3
@@ -2414,6 +2980,7 @@ def _t108(_a0, _a1, _a2, _a3, _a4, *, out):
         if _a4._device is not _dev: _dev = _unify(_OP, _dev, _a4)
         _rg = _rg or _a4._requires_grad
         _n__a4 = _a4._data
+        if _a4._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     else:
         if _a4 is not None: raise _type_error(_OP, '_a4', _a4)
         _n__a4 = _a4
@@ -2430,18 +2997,20 @@ def _t108(_a0, _a1, _a2, _a3, _a4, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), out, _rg, False)
 
-def _t109(_a0, _a1, _a2, _a3, _a4, *, out):
+def _t121(_a0, _a1, _a2, _a3, _a4, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -2455,18 +3024,20 @@ def _t109(_a0, _a1, _a2, _a3, _a4, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)
 
-def _t110(_a0, _a1, _a2, _a3, _a4, *, out):
+def _t122(_a0, _a1, _a2, _a3, _a4, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
@@ -2481,18 +3052,20 @@ def _t110(_a0, _a1, _a2, _a3, _a4, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)
 
-def _t111(_a0, _a1, _a2, _a3, _a4, _a5, *, out):
+def _t123(_a0, _a1, _a2, _a3, _a4, _a5, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -2506,122 +3079,134 @@ def _t111(_a0, _a1, _a2, _a3, _a4, _a5, *, out):
         _r = _new(_T)
         _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
         _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
         if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), out, _rg, False)
 
 TEMPLATES = {
-    "def _op(_a0):\n    _dev = None\n    _rg = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0)\n        _n = _k(_n__a0)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'view', None)\n        return _r\n    _meta(_a0)\n    return _composite(_a0)\n    return _run_view(_OP, _dev, (_a0,), (_n__a0,), _rg)": _t0.__code__,
-    "def _op(_a0):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), _a0, _rg, True)": _t1.__code__,
-    "def _op(_a0):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), _a0, _rg, True)": _t2.__code__,
-    "def _op(_a0):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0,), (_a0._data,), _rg)": _t3.__code__,
-    "def _op(_a0):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0)\n        _n = _k(_a0._data)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'view', None)\n        return _r\n    _meta(_a0)\n    return _composite(_a0)\n    return _run_view(_OP, _dev, (_a0,), (_a0._data,), _rg)": _t4.__code__,
-    "def _op(_a0):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0)\n        _n = _k(_a0._data)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0,), (_a0._data,), _rg)": _t5.__code__,
-    "def _op(_a0, *, _a1):\n    _dev = None\n    _rg = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1)\n        _n = _k(_n__a0, _a1)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1)\n    return _composite(_a0, _a1)\n    return _run_view(_OP, _dev, (_a0, _a1,), (_n__a0, _a1,), _rg)": _t6.__code__,
-    "def _op(_a0, *, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _a0, _rg, True)": _t7.__code__,
-    "def _op(_a0, *, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)": _t8.__code__,
-    'def _op(_a0, *, _a1, _a2, _a3, _a4, out):\n    _dev = _factory_device(_a3)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n            if _a4: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0, _a1, _a2, _a3, _a4,), out, _rg, False)\n    if _a4: _result.requires_grad_(True)\n    return _result': _t9.__code__,
-    "def _op(_a0, *, _a1, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t10.__code__,
-    "def _op(_a0, *, _a1, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t11.__code__,
-    "def _op(_a0, *, _a1, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n    else:\n        if _a2 is not None: raise _type_error(_OP, '_a2', _a2)\n        _n__a2 = _a2\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n    else:\n        if _a3 is not None: raise _type_error(_OP, '_a3', _a3)\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _n__a2, _n__a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), out, _rg, False)": _t12.__code__,
-    "def _op(_a0, *, _a1, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t13.__code__,
-    "def _op(_a0, *, _a1, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t14.__code__,
-    "def _op(_a0, *, out):\n    _dev = None\n    _rg = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_n__a0,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_n__a0,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_n__a0,), out, _rg, False)": _t15.__code__,
-    "def _op(_a0, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)": _t16.__code__,
-    "def _op(_a0, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)": _t17.__code__,
-    'def _op(_a0, _a1):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _a0, _rg, True)': _t18.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _a0, _rg, True)": _t19.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1)\n        _n = _k(_a0._data, _a1)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1)\n    return _composite(_a0, _a1)\n    return _run_view(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)": _t20.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1)\n        _n = _k(_a0._data, _a1)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)": _t21.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t22.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t23.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t24.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t25.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)": _t26.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)": _t27.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    return _run_dynamic(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _rg)": _t28.__code__,
-    "def _op(_a0, _a1, *, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _a0, _rg, True)": _t29.__code__,
-    "def _op(_a0, _a1, *, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _a0, _rg, True)": _t30.__code__,
-    "def _op(_a0, _a1, *, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _a0, _rg, True)": _t31.__code__,
-    "def _op(_a0, _a1, *, _a2, _a3, _a4, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    if isinstance(_a5, _T):\n        if _a5._device is not _dev: _dev = _unify(_OP, _dev, _a5)\n        _rg = _rg or _a5._requires_grad\n        _n__a5 = _a5._data\n    else:\n        if _a5 is not None: raise _type_error(_OP, '_a5', _a5)\n        _n__a5 = _a5\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, _a3, _a4, _n__a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), out, _rg, False)": _t32.__code__,
-    'def _op(_a0, _a1, *, _a2, _a3, _a4, out):\n    _dev = _factory_device(_a3)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n            if _a4: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0, _a1, _a2, _a3, _a4,), out, _rg, False)\n    if _a4: _result.requires_grad_(True)\n    return _result': _t33.__code__,
-    "def _op(_a0, _a1, *, _a2, _a3, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t34.__code__,
-    "def _op(_a0, _a1, *, _a2, _a3, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n    else:\n        _n__a0 = _a0\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _dev is None: _dev = _a1._device\n    elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _a1._data, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), out, _rg, False)": _t35.__code__,
-    "def _op(_a0, _a1, *, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t36.__code__,
-    "def _op(_a0, _a1, *, _a2, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), out, _rg, False)": _t37.__code__,
-    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t38.__code__,
-    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t39.__code__,
-    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)": _t40.__code__,
-    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t41.__code__,
-    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t42.__code__,
-    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _a1,), out, _rg, False)": _t43.__code__,
-    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    _n__a1 = []\n    for _t in _a1:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        _n__a1.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _n__a1,), out, _rg, False)": _t44.__code__,
-    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), out, _rg, False)": _t45.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t46.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        _n__a1.append(_t._data)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t47.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t48.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t49.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t50.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t51.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t52.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t53.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t54.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t55.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t56.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t57.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    _dev = _a1._device\n    _rg = _a1._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _a1._data,), out, _rg, False)": _t58.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2)\n        _n = _k(_a0._data, _a1, _a2)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1, _a2)\n    return _composite(_a0, _a1, _a2)\n    return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)": _t59.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2)\n        _n = _k(_a0._data, _a1, _a2)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)": _t60.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        if _a1 is not None: raise _type_error(_OP, '_a1', _a1)\n        _n__a1 = _a1\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _rg)": _t61.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _a0, _rg, True)": _t62.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _a0, _rg, True)": _t63.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _a0, _rg, True)": _t64.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)": _t65.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _a0, _rg, True)": _t66.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _rg)": _t67.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _a0, _rg, True)": _t68.__code__,
-    'def _op(_a0, _a1, _a2, *, _a3, _a4, _a5, _a6, out):\n    _dev = _factory_device(_a5)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5, _a6)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, _a6, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n            if _a6: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), out, _rg, False)\n    if _a6: _result.requires_grad_(True)\n    return _result': _t69.__code__,
-    'def _op(_a0, _a1, _a2, *, _a3, _a4, _a5, out):\n    _dev = _factory_device(_a4)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n            if _a5: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0, _a1, _a2, _a3, _a4, _a5,), out, _rg, False)\n    if _a5: _result.requires_grad_(True)\n    return _result': _t70.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2._data, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), out, _rg, False)": _t71.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t72.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t73.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), out, _rg, False)": _t74.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), out, _rg, False)": _t75.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t76.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t77.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)": _t78.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)": _t79.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)": _t80.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), out, _rg, False)": _t81.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), out, _rg, False)": _t82.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), out, _rg, False)": _t83.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)": _t84.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        _n__a1.append(_t._data)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _a0, _rg, True)": _t85.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t86.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2, _a3)\n        _n = _k(_a0._data, _a1, _a2, _a3)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1, _a2, _a3)\n    return _composite(_a0, _a1, _a2, _a3)\n    return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t87.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2, _a3)\n        _n = _k(_a0._data, _a1, _a2, _a3)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t88.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _a0, _rg, True)": _t89.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _a0, _rg, True)": _t90.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _a0, _rg, True)": _t91.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4, _a5):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _a0, _rg, True)": _t92.__code__,
-    'def _op(_a0, _a1, _a2, _a3, *, _a4, _a5, _a6, out):\n    _dev = _factory_device(_a5)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5, _a6)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, _a6, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n            if _a6: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), out, _rg, False)\n    if _a6: _result.requires_grad_(True)\n    return _result': _t93.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _n__a3, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), out, _rg, False)": _t94.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)": _t95.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), out, _rg, False)": _t96.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), out, _rg, False)": _t97.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t98.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        _n__a1.append(_t._data)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), out, _rg, False)": _t99.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t100.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), out, _rg, False)": _t101.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _n__a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), out, _rg, False)": _t102.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), out, _rg, False)": _t103.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _rg)": _t104.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, _a5):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _a0, _rg, True)": _t105.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), out, _rg, False)": _t106.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)": _t107.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n    else:\n        if _a3 is not None: raise _type_error(_OP, '_a3', _a3)\n        _n__a3 = _a3\n    if isinstance(_a4, _T):\n        if _a4._device is not _dev: _dev = _unify(_OP, _dev, _a4)\n        _rg = _rg or _a4._requires_grad\n        _n__a4 = _a4._data\n    else:\n        if _a4 is not None: raise _type_error(_OP, '_a4', _a4)\n        _n__a4 = _a4\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _n__a3, _n__a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), out, _rg, False)": _t108.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t109.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t110.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, _a5, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), out, _rg, False)": _t111.__code__,
+    "def _op(_a0):\n    _dev = None\n    _rg = False\n    _cj = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    if _cj: return _conj_view(_OP, _SELF_ARGS, (_a0,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0)\n        _n = _k(_n__a0)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'view', None)\n        return _r\n    _meta(_a0)\n    return _composite(_a0)\n    return _run_view(_OP, _dev, (_a0,), (_n__a0,), _rg)": _t0.__code__,
+    "def _op(_a0):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0)\n        _n = _k(_a0._data)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        _r._conj = not _a0._conj\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0,), (_a0._data,), _rg)": _t1.__code__,
+    "def _op(_a0):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), None, False)\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0,), (_a0._data,), _rg)": _t2.__code__,
+    "def _op(_a0):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), _a0, _rg, True)": _t3.__code__,
+    "def _op(_a0):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), None, True)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), _a0, _rg, True)": _t4.__code__,
+    "def _op(_a0):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0)\n        _n = _k(_a0._data)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'view', None)\n        return _r\n    _meta(_a0)\n    return _composite(_a0)\n    return _run_view(_OP, _dev, (_a0,), (_a0._data,), _rg)": _t5.__code__,
+    "def _op(_a0):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0)\n        _n = _k(_a0._data)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0,), (_a0._data,), _rg)": _t6.__code__,
+    "def _op(_a0, *, _a1):\n    _dev = None\n    _rg = False\n    _cj = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    if _cj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1)\n        _n = _k(_n__a0, _a1)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1)\n    return _composite(_a0, _a1)\n    return _run_view(_OP, _dev, (_a0, _a1,), (_n__a0, _a1,), _rg)": _t7.__code__,
+    "def _op(_a0, *, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)": _t8.__code__,
+    "def _op(_a0, *, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _a0, _rg, True)": _t9.__code__,
+    'def _op(_a0, *, _a1, _a2, _a3, _a4, out):\n    _dev = _factory_device(_a3)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a4: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0, _a1, _a2, _a3, _a4,), out, _rg, False)\n    if _a4: _result.requires_grad_(True)\n    return _result': _t10.__code__,
+    "def _op(_a0, *, _a1, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t11.__code__,
+    "def _op(_a0, *, _a1, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t12.__code__,
+    "def _op(_a0, *, _a1, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        if _a2 is not None: raise _type_error(_OP, '_a2', _a2)\n        _n__a2 = _a2\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        if _a3 is not None: raise _type_error(_OP, '_a3', _a3)\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _n__a2, _n__a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), out, _rg, False)": _t13.__code__,
+    "def _op(_a0, *, _a1, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t14.__code__,
+    "def _op(_a0, *, _a1, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t15.__code__,
+    "def _op(_a0, *, _a1, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t16.__code__,
+    "def _op(_a0, *, out):\n    _dev = None\n    _rg = False\n    _cj = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_n__a0,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_n__a0,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_n__a0,), out, _rg, False)": _t17.__code__,
+    "def _op(_a0, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)": _t18.__code__,
+    "def _op(_a0, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0,))\n        _k(_a0._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)": _t19.__code__,
+    "def _op(_a0, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)": _t20.__code__,
+    "def _op(_a0, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0,))\n        _k(_a0._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)": _t21.__code__,
+    'def _op(_a0, _a1):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _a0, _rg, True)': _t22.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)\n    return _run_dynamic(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _rg)": _t23.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _a0, _rg, True)": _t24.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t25.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t26.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t27.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t28.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)": _t29.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)": _t30.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1)\n        _n = _k(_a0._data, _a1)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1)\n    return _composite(_a0, _a1)\n    return _run_view(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)": _t31.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1)\n        _n = _k(_a0._data, _a1)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)": _t32.__code__,
+    "def _op(_a0, _a1, *, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _a0, _rg, True)": _t33.__code__,
+    "def _op(_a0, _a1, *, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _a0, _rg, True)": _t34.__code__,
+    "def _op(_a0, _a1, *, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _a0, _rg, True)": _t35.__code__,
+    "def _op(_a0, _a1, *, _a2, _a3, _a4, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a5, _T):\n        if _a5._device is not _dev: _dev = _unify(_OP, _dev, _a5)\n        _rg = _rg or _a5._requires_grad\n        _n__a5 = _a5._data\n        if _a5._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    else:\n        if _a5 is not None: raise _type_error(_OP, '_a5', _a5)\n        _n__a5 = _a5\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, _a3, _a4, _n__a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), out, _rg, False)": _t36.__code__,
+    'def _op(_a0, _a1, *, _a2, _a3, _a4, out):\n    _dev = _factory_device(_a3)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a4: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0, _a1, _a2, _a3, _a4,), out, _rg, False)\n    if _a4: _result.requires_grad_(True)\n    return _result': _t37.__code__,
+    "def _op(_a0, _a1, *, _a2, _a3, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t38.__code__,
+    "def _op(_a0, _a1, *, _a2, _a3, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        _n__a0 = _a0\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _dev is None: _dev = _a1._device\n    elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _a1._data, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), out, _rg, False)": _t39.__code__,
+    "def _op(_a0, _a1, *, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t40.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), out, _rg, False)": _t41.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t42.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t43.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)": _t44.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t45.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t46.__code__,
+    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    _cj = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _a1,), out, _rg, False)": _t47.__code__,
+    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _n__a1,), out, _rg, False)": _t48.__code__,
+    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), out, _rg, False)": _t49.__code__,
+    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_n__a0, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), out, _rg, False)": _t50.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t51.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t52.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t53.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t54.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t55.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t56.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t57.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t58.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t59.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t60.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t61.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t62.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t63.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t64.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t65.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t66.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t67.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    _dev = _a1._device\n    _rg = _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _a1._data,), out, _rg, False)": _t68.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)\n    else:\n        if _a1 is not None: raise _type_error(_OP, '_a1', _a1)\n        _n__a1 = _a1\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _rg)": _t69.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _a0, _rg, True)": _t70.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _a0, _rg, True)": _t71.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _a0, _rg, True)": _t72.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2)\n        _n = _k(_a0._data, _a1, _a2)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1, _a2)\n    return _composite(_a0, _a1, _a2)\n    return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)": _t73.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2)\n        _n = _k(_a0._data, _a1, _a2)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)": _t74.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _rg)": _t75.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)": _t76.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _a0, _rg, True)": _t77.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _a0, _rg, True)": _t78.__code__,
+    'def _op(_a0, _a1, _a2, *, _a3, _a4, _a5, _a6, out):\n    _dev = _factory_device(_a5)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5, _a6)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, _a6, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a6: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), out, _rg, False)\n    if _a6: _result.requires_grad_(True)\n    return _result': _t79.__code__,
+    'def _op(_a0, _a1, _a2, *, _a3, _a4, _a5, out):\n    _dev = _factory_device(_a4)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a5: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0, _a1, _a2, _a3, _a4, _a5,), out, _rg, False)\n    if _a5: _result.requires_grad_(True)\n    return _result': _t80.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2._data, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), out, _rg, False)": _t81.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t82.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t83.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2, _a3,))\n        _k(_a0._data, _a1._data, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), out, _rg, False)": _t84.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), out, _rg, False)": _t85.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t86.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t87.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)": _t88.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)": _t89.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)": _t90.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), out, _rg, False)": _t91.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _a1._data, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), out, _rg, False)": _t92.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), out, _rg, False)": _t93.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), out, _rg, False)": _t94.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t95.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _a0, _rg, True)": _t96.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)": _t97.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _a0, _rg, True)": _t98.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _a0, _rg, True)": _t99.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2, _a3)\n        _n = _k(_a0._data, _a1, _a2, _a3)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1, _a2, _a3)\n    return _composite(_a0, _a1, _a2, _a3)\n    return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t100.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2, _a3)\n        _n = _k(_a0._data, _a1, _a2, _a3)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t101.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _a0, _rg, True)": _t102.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4, _a5):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _a0, _rg, True)": _t103.__code__,
+    'def _op(_a0, _a1, _a2, _a3, *, _a4, _a5, _a6, out):\n    _dev = _factory_device(_a5)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5, _a6)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, _a6, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a6: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), out, _rg, False)\n    if _a6: _result.requires_grad_(True)\n    return _result': _t104.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _n__a3, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), out, _rg, False)": _t105.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)": _t106.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), out, _rg, False)": _t107.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), out, _rg, False)": _t108.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), out, _rg, False)": _t109.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t110.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2, _a3,))\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t111.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t112.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), out, _rg, False)": _t113.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _n__a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), out, _rg, False)": _t114.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), out, _rg, False)": _t115.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, False)\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _rg)": _t116.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, _a5):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _a0, _rg, True)": _t117.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), out, _rg, False)": _t118.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)": _t119.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    else:\n        if _a3 is not None: raise _type_error(_OP, '_a3', _a3)\n        _n__a3 = _a3\n    if isinstance(_a4, _T):\n        if _a4._device is not _dev: _dev = _unify(_OP, _dev, _a4)\n        _rg = _rg or _a4._requires_grad\n        _n__a4 = _a4._data\n        if _a4._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    else:\n        if _a4 is not None: raise _type_error(_OP, '_a4', _a4)\n        _n__a4 = _a4\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _n__a3, _n__a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), out, _rg, False)": _t120.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t121.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t122.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, _a5, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), out, _rg, False)": _t123.__code__,
 }

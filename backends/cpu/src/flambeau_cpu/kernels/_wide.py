@@ -72,7 +72,7 @@ def _run_wide(kernel: Callable[..., Any], out_at: int, args: tuple) -> Any:
 # Only a half-precision result takes the slow path: `out` (or its first array, for the ops with
 # several outputs) is what the op's meta function made of the dtypes and any `dtype=` argument.
 _BODY = """\
-    _first = out if out.__class__ is _ndarray else out[0]
+    _first = {out} if {out}.__class__ is _ndarray else {out}[0]
     if _first.itemsize != 2 or _first.dtype not in _HALF:
         return _kernel({args})
     return _run_wide(_kernel, {out_at}, ({args},))

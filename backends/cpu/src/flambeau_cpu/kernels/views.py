@@ -1,4 +1,7 @@
-"""numpy kernels for view ops: each returns a view of its input, never a copy."""
+"""numpy kernels for view ops: each returns a view of its input, never a copy.
+
+An empty input first gets PyTorch's strides (``_storage.with_empty_strides``: numpy gives fresh empty
+arrays all-zero strides), so that a view of an empty tensor has the strides PyTorch's has."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -10,26 +13,45 @@ from ._signature_wrap import with_signature
 
 
 def view(input, size):
+    if not input.size:
+        # PyTorch: an empty tensor viewed as another shape gets row-major strides (the same shape: its own)
+        input = _storage.with_empty_strides(input)
+        if tuple(size) != input.shape:
+            shape = _infer_empty(size)
+            return _storage.as_strided(input, shape, _storage.contiguous_element_strides(shape), None)
     result = input.view()
     result.shape = tuple(size)  # raises rather than copying; the meta function has checked it fits
     return result
 
 
+def _infer_empty(size) -> tuple:
+    """``size`` for an empty tensor: a -1 stands for 0 (the meta function allowed it only so)."""
+    return tuple(0 if s == -1 else int(s) for s in size)
+
+
 def transpose(input, dim0, dim1):
+    if not input.size:
+        input = _storage.with_empty_strides(input)
     if input.ndim == 0:
         return input.view()
     return np.swapaxes(input, dim0, dim1)
 
 
 def permute(input, dims):
+    if not input.size:
+        input = _storage.with_empty_strides(input)
     return np.transpose(input, tuple(dims))
 
 
 def t(input):
+    if not input.size:
+        input = _storage.with_empty_strides(input)
     return input.T
 
 
 def expand(input, size):
+    if not input.size:
+        input = _storage.with_empty_strides(input)
     offset = len(size) - input.ndim
     shape = tuple(input.shape[i - offset] if s == -1 else s for i, s in enumerate(size))
     # Stride 0 on the new and the size-1 dims, writeable (PyTorch lets a write through an expanded
@@ -44,6 +66,8 @@ def expand(input, size):
 
 
 def squeeze(input, dim):
+    if not input.size:
+        input = _storage.with_empty_strides(input)
     if dim is None:
         return np.squeeze(input)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
@@ -54,6 +78,8 @@ def squeeze(input, dim):
 
 
 def unsqueeze(input, dim):
+    if not input.size:
+        input = _storage.with_empty_strides(input)
     # PyTorch's stride for the new dim: size*stride of the dim it lands before (1 at the end).
     # numpy's expand_dims recomputes the strides of every size-1 dim, so build the view directly.
     d = dim % (input.ndim + 1)
@@ -69,6 +95,8 @@ def unsqueeze(input, dim):
 
 
 def narrow(input, dim, start, length):
+    if not input.size:
+        input = _storage.with_empty_strides(input)
     d = dim % input.ndim
     start = start % input.shape[d] if start < 0 else start
     index = (slice(None),) * d + (slice(start, start + length),)
@@ -76,11 +104,15 @@ def narrow(input, dim, start, length):
 
 
 def select(input, dim, index):
+    if not input.size:
+        input = _storage.with_empty_strides(input)
     d = dim % input.ndim
     return input[(slice(None),) * d + (index, Ellipsis)]
 
 
 def unfold(input, dimension, size, step):
+    if not input.size:
+        input = _storage.with_empty_strides(input)
     item = input.itemsize
     offset = _storage.storage_offset(input)
     if input.ndim == 0:
@@ -99,7 +131,36 @@ def as_strided(input, size, stride, storage_offset):
     return _storage.as_strided(input, size, stride, storage_offset)
 
 
+def _empty_basic_index(input, index):
+    """``basic_index`` of an empty array by PyTorch's arithmetic: numpy leaves a stride unscaled when
+    a step slices a dim down to no element, where PyTorch multiplies it by the step."""
+    item = input.itemsize
+    shape, strides = input.shape, [s // item for s in input.strides]
+    offset = _storage.storage_offset(input)
+    out_shape, out_strides, dim = [], [], 0
+    for i in index:
+        if i is None:  # a new dim: the size*stride of the dim now after it, 1 at the end (as unsqueeze)
+            out_shape.append(1)
+            out_strides.append(shape[dim] * strides[dim] if dim < len(shape) else 1)
+        elif isinstance(i, slice):
+            start, stop, step = i.indices(shape[dim])
+            out_shape.append(len(range(start, stop, step)))
+            out_strides.append(strides[dim] * step)
+            offset += start * strides[dim]
+            dim += 1
+        else:  # an int: the meta function checked it against the dim's size
+            offset += (i % shape[dim]) * strides[dim]
+            dim += 1
+    out_shape += shape[dim:]
+    out_strides += strides[dim:]
+    # PyTorch's offset may point past an empty storage, which numpy cannot express
+    offset = min(offset, _storage.storage_numel(input))
+    return _storage.as_strided(input, tuple(out_shape), tuple(out_strides), offset)
+
+
 def basic_index(input, index):
+    if not input.size:
+        return _empty_basic_index(_storage.with_empty_strides(input), index)
     # The trailing Ellipsis keeps numpy from returning a scalar when every dim gets an int.
     if None not in index:
         return input[tuple(index) + (Ellipsis,)]
@@ -155,7 +216,13 @@ def _with_limits(kernel: Callable[..., Any]) -> Callable[..., Any]:
     return with_signature(kernel, _LIMITS_BODY, {"_view_limit_error": _view_limit_error})
 
 
+def conj(input):
+    # the conjugate bit lives on the Tensor: the storage is shared as it is
+    return input.view()
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
+    "_conj": conj,
     "view_as_real": view_as_real, "view_as_complex": view_as_complex,
     "view": _with_limits(view), "transpose": transpose, "permute": permute, "t": t, "expand": _with_limits(expand),
     "squeeze": squeeze, "unsqueeze": _with_limits(unsqueeze), "narrow": narrow, "select": select,

@@ -120,6 +120,9 @@ def formulas() -> dict[str, Formula]:
     return {
         "view_as_real": Formula(_view_as_real),
         "view_as_complex": Formula(_view_as_complex),
+        # conj(z) as a view: the gradient of a real loss through it is the conjugate (materialised,
+        # so that no .grad is left a conjugated view)
+        "_conj": Formula(lambda ctx, g: g.conj_physical()),
         "view": Formula(_reshape_back),
         "squeeze": Formula(_reshape_back),
         "unsqueeze": Formula(_reshape_back),

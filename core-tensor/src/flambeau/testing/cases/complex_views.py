@@ -1,4 +1,5 @@
-"""Cases for ``view_as_real`` and ``view_as_complex``: views that read the same storage as another dtype."""
+"""Cases for ``view_as_real`` and ``view_as_complex``: views that read the same storage as another dtype;
+and ``_conj``, the view with the conjugate bit (it reads the storage conjugated)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,19 @@ def _samples(*specs):
 def _as_real_ref(z):
     # a trailing dim of 1 re-read as two reals: numpy keeps the other byte strides, as PyTorch does
     return z[..., None].view(z.real.dtype)
+
+
+def _conj_ref(z):
+    """``np.conj(z)`` with ``z``'s strides (the view reads the same memory): the conjugate of the
+    whole storage, viewed as ``z`` views it."""
+    root = z
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    flat = np.conj(np.ascontiguousarray(root)).reshape(-1)
+    if not root.flags.c_contiguous or z.size == 0:
+        return np.conj(z)
+    offset = z.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(z.shape, z.dtype, buffer=flat, offset=offset, strides=z.strides)
 
 
 def _as_complex_ref(x):
@@ -50,6 +64,10 @@ def _as_complex_errors():
 
 def cases() -> list[OpCase]:
     return [
+        OpCase("_conj", P.COMPLEX,
+               _samples(((3, 4), "contiguous"), ((3, 4), "transposed"), ((5,), "sliced"), ((), "contiguous"),
+                        ((2, 0), "contiguous")),
+               _conj_ref, same, upcast=False, check_strides=True),
         OpCase("view_as_real", P.COMPLEX,
                _samples(((3, 4), "contiguous"), ((3, 4), "transposed"), ((5,), "sliced"), ((), "contiguous"),
                         ((2, 0), "contiguous")),
