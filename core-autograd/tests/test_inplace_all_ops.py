@@ -113,11 +113,31 @@ def test_declared_inplace_op_records_edge_and_version(name):
     case = all_cases().get(name)
     if case is not None and "float64" not in case.dtypes:
         pytest.skip("no floating-point form: nothing to differentiate")
+    if name in _COMPARISONS:
+        _check_comparison(name)
+        return
     found = _MANUAL.get(name) or _sample(name)
     if found is None:
         pytest.fail(f"no in-place-shaped float64 sample for {name}_: add one to _MANUAL")
     args, kwargs = found
     _check_op(FUNCTIONS[name], FUNCTIONS[name + "_"], args, kwargs)
+
+
+#: In-place comparisons and logical ops: the out-of-place forms give bool (nothing to differentiate),
+#: but written into a float tensor that requires grad they keep its history and send zeros back.
+_COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not"}
+
+
+def _check_comparison(name: str) -> None:
+    x = _rand(2, 3).requires_grad_(True)
+    y = x * 1
+    version = y._version
+    others = () if name == "logical_not" else (_rand(2, 3) * 0.5,)
+    result = FUNCTIONS[name + "_"](y, *others)
+    assert result is y and y._version > version and y.dtype == fb.float64
+    assert y.grad_fn is not None and y.grad_fn.next_functions, "the in-place op dropped the graph edge"
+    y.sum().backward()
+    assert x.grad is not None and x.grad.tolist() == [[0.0] * 3] * 2
 
 
 def _rand(*shape):
@@ -171,7 +191,7 @@ def test_every_inplace_method_is_covered():
     exempt = {"requires_grad_", "detach_", "share_memory_", "retain_grad_", "resize_", "resize_as_", "set_",
               "zero_", "fill_", "copy_", "record_stream_"}
     methods = {n for n in dir(fb.Tensor) if n.endswith("_") and not n.startswith("__") and not n.startswith("_")}
-    missing = sorted(methods - covered - exempt - _RANDOM - _NOT_DIFFERENTIABLE)
+    missing = sorted(methods - covered - exempt - _RANDOM - _NOT_DIFFERENTIABLE - set(_SHAPE_INPLACE))
     assert not missing, f"in-place methods without a gradient/version test: {missing}"
 
 
@@ -179,6 +199,19 @@ def test_every_inplace_method_is_covered():
 _RANDOM = {"uniform_", "normal_", "bernoulli_", "exponential_", "geometric_", "log_normal_", "cauchy_", "random_"}
 #: In-place forms whose result is not differentiable.
 _NOT_DIFFERENTIABLE: set[str] = set()
+#: In-place shape changes (t_, transpose_, ...): refused on a tensor that requires grad (below).
+_SHAPE_INPLACE = {"t_": (), "transpose_": (0, 1), "swapdims_": (0, 1), "swapaxes_": (0, 1), "squeeze_": (),
+                  "unsqueeze_": (0,), "as_strided_": ((3, 2), (1, 3))}
+
+
+@pytest.mark.parametrize("name", sorted(_SHAPE_INPLACE))
+def test_inplace_shape_change_of_a_tensor_that_requires_grad_is_refused(name):
+    x = _rand(2, 3).requires_grad_(True)
+    y = x * 1
+    version = y._version
+    with pytest.raises(RuntimeError, match="in-place shape changes"):
+        getattr(y, name)(*_SHAPE_INPLACE[name])
+    assert y.shape == (2, 3) and y._version == version  # refused before any change
 
 
 @pytest.mark.parametrize("name", sorted(_RANDOM))

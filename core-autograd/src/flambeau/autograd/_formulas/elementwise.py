@@ -234,8 +234,11 @@ def formulas() -> dict[str, Formula]:
         "lerp": Formula(_lerp, save=("input", "end", "weight")),
     }
     # a comparison's bool result carries no gradient; in place (``y.ge_(0)``) it reaches y's inputs as zeros
-    for name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    # so are the logical ops' (PyTorch leaves y.logical_and_(m) unrecorded, passing y's gradient
+    # through untouched as if nothing had been written; zeros are the derivative of what was)
+    for name in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"):
         table[name] = Formula(_zero_both)
+    table["logical_not"] = Formula(_zero)
     for name, (fn, save, result) in U.items():
         table[name] = Formula(_conjugated(fn) if name in _HOLOMORPHIC else fn, save=save, result=result)
     return table
