@@ -17,4 +17,7 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
     table: dict[str, Callable[..., Any]] = {}
     for module in modules:
         table.update(module.KERNELS)
+    from .. import _threads
+
+    _threads.share_new_pools()  # numpy's BLAS runs its parallel jobs on the kernels' OpenMP team
     return table
