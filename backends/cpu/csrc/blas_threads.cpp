@@ -54,8 +54,9 @@ void run_blas_jobs(int /*sync*/, DoJob dojob, int numjobs, std::size_t elsize, v
   }
   std::lock_guard<std::mutex> lock(g_blas_mutex);
 #ifdef _OPENMP
-  // Inside another parallel region (a caller's own OpenMP code) the team would have one thread.
-  if (omp_in_parallel() == 0) {
+  // Inside another parallel region (a caller's own OpenMP code) the team would have one thread;
+  // in a forked child the region would wait for the parent's workers forever.
+  if (omp_in_parallel() == 0 && !in_forked_child()) {
 #pragma omp parallel num_threads(numjobs)
     {
       const int tid = omp_get_thread_num(), team = omp_get_num_threads();

@@ -126,3 +126,45 @@ def test_set_num_threads_governs_pools_loaded_later() -> None:
     pools = json.loads(out.stdout.splitlines()[-1])
     assert {p["user_api"] for p in pools} >= {"blas", "openmp"}
     assert {(p["prefix"], p["num_threads"]) for p in pools} == {(p["prefix"], 1) for p in pools}
+
+
+def _product_check(a: np.ndarray) -> bool:
+    t = fb.from_numpy(a)
+    expected = a.astype(np.float64) @ a.astype(np.float64)
+    return bool(np.allclose((t @ t).numpy(), expected, rtol=1e-4, atol=1e-3))
+
+
+def test_concurrent_products_from_python_threads(two_threads) -> None:
+    # numpy releases the GIL in matmul: two threaded OpenBLAS calls at once must not share the
+    # per-job buffers OpenBLAS hands the callback.
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(0)
+    mats = [rng.random((300, 300), dtype=np.float32) for _ in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        ok = list(pool.map(lambda i: all(_product_check(mats[i % 4]) for _ in range(10)), range(8)))
+    assert all(ok)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_child_runs_parallel_kernels_and_products(two_threads) -> None:
+    # libgomp's pool does not survive fork: a child that ran a parallel region used to hang.
+    rng = np.random.default_rng(0)
+    a = rng.random((400, 400), dtype=np.float32)
+    big = fb.from_numpy(rng.random(1 << 20, dtype=np.float32))
+    assert _product_check(a)
+    big.exp()  # the parent's OpenMP team is up
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        ok = _product_check(a) and np.allclose(big.exp().numpy(), np.exp(big.numpy()), rtol=1e-6)
+        os._exit(0 if ok else 1)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child hung in a parallel kernel or product")
