@@ -111,18 +111,24 @@ std::vector<std::string> share_blas_pools() {
     if (path.find("blas") == std::string::npos) continue;
     void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);  // a new reference, not a new load
     if (handle == nullptr) continue;
+    void* setter = nullptr;
     for (const char* name : kSetterNames) {
-      void* setter = dlsym(handle, name);  // searches the library's dependencies too (scipy's _fblas)
-      if (setter == nullptr) continue;
-      Dl_info where;
-      const std::string owner = dladdr(setter, &where) != 0 && where.dli_fname ? where.dli_fname : path;
-      if (g_shared.insert(owner).second) {
-        reinterpret_cast<SetCallback>(setter)(&run_blas_jobs);
-        added.push_back(owner);
-      }
-      break;
+      setter = dlsym(handle, name);  // searches the library's dependencies too (scipy's _fblas)
+      if (setter != nullptr) break;
     }
-    // The reference is kept: the library must outlive its pointer to our callback.
+    if (setter == nullptr) {  // not an OpenBLAS, or one older than 0.3.28
+      dlclose(handle);
+      continue;
+    }
+    // Keyed by the library that defines the setter, which a dependant such as _fblas is not.
+    Dl_info where;
+    const std::string owner = dladdr(setter, &where) != 0 && where.dli_fname ? where.dli_fname : path;
+    if (g_shared.insert(owner).second) {
+      reinterpret_cast<SetCallback>(setter)(&run_blas_jobs);
+      added.push_back(owner);
+    }
+    // The reference is kept, so that the library holding our callback is never unloaded and reloaded
+    // without it (a reload would bring its own pool back).
   }
 #endif
   return added;

@@ -7,7 +7,10 @@ hide a regression (spinning threads then get less CPU) but cannot make a correct
 from __future__ import annotations
 
 import ctypes
+import json
 import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -116,11 +119,8 @@ print(json.dumps(threadpool_info()))
 
 def test_set_num_threads_governs_pools_loaded_later() -> None:
     # In a fresh process: here, earlier tests may have loaded every library already.
-    import json
-    import subprocess
-    import sys
-
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    counts = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    env = {k: v for k, v in os.environ.items() if k not in counts}
     out = subprocess.run([sys.executable, "-c", _LATE_LOADS], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     pools = json.loads(out.stdout.splitlines()[-1])

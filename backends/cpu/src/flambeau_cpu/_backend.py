@@ -75,7 +75,6 @@ class CpuBackend(Backend):
         from . import _C, _threads
 
         _C.set_num_threads(n)
-        _threads.share_new_pools()
         _threads.set_blas_threads(n)  # OpenBLAS splits its work into as many jobs as its own count
 
     def get_num_threads(self) -> int:

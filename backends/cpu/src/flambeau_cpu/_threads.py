@@ -48,7 +48,7 @@ def set_blas_threads(n: int) -> None:
     """Limit every BLAS library loaded now (and, through :func:`reapply`, later) to ``n`` threads."""
     global _requested
     _requested = n
-    reapply()
+    share_new_pools()
 
 
 def _ours(info: dict[str, Any]) -> bool:
