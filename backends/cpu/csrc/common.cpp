@@ -1,15 +1,26 @@
 // The checks from common.h: dtypes, bounds of strided views, overlap between operands.
 #include "common.h"
 
+#include <pthread.h>
+
 #include <atomic>
 
 namespace flambeau {
 
 namespace {
 std::atomic<int> g_threads{0};  // 0: not set yet, use OpenMP's default
+
+// libgomp's pool does not survive fork(): the child's first parallel region waits forever for the
+// parent's worker threads. So a forked child runs every kernel on its calling thread.
+std::atomic<bool> g_forked_child{false};
+void mark_forked_child() { g_forked_child.store(true, std::memory_order_relaxed); }
+const int g_fork_handler = pthread_atfork(nullptr, nullptr, mark_forked_child);
 }  // namespace
 
+bool in_forked_child() { return g_forked_child.load(std::memory_order_relaxed); }
+
 int max_threads() {
+  if (in_forked_child()) return 1;
   const int n = g_threads.load(std::memory_order_relaxed);
   if (n > 0) return n;
 #ifdef _OPENMP

@@ -56,8 +56,11 @@ struct Registrar {
 
 // The thread count the kernels use: process-wide (omp_set_num_threads alone is per calling thread,
 // and PyTorch's set_num_threads is global). Starts at OpenMP's default (OMP_NUM_THREADS or cores).
+// 1 in a child process forked from this one (libgomp's pool does not survive fork).
 int max_threads();
 void set_max_threads(int n);
+// True in a process forked from the one that loaded the module: OpenMP regions would hang there.
+bool in_forked_child();
 
 // Threads to use for `work` elements: one below the grain, else at most one per grain of work.
 inline int threads_for(index_t work) {

@@ -91,7 +91,7 @@ class CpuBackend(Backend):
         from . import _C, _threads
 
         _C.set_num_threads(n)
-        _threads.set_blas_threads(n)  # the matrix products run on numpy's/scipy's BLAS pools
+        _threads.set_blas_threads(n)  # OpenBLAS splits its work into as many jobs as its own count
 
     def get_num_threads(self) -> int:
         from . import _C

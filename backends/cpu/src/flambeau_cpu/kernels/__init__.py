@@ -24,4 +24,7 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
     for name in ACCUMULATING_OPS:
         if name in table:
             table[name] = accumulating(table[name])
+    from .. import _threads
+
+    _threads.share_new_pools()  # numpy's BLAS runs its parallel jobs on the kernels' OpenMP team
     return table

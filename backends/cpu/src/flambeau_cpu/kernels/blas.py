@@ -82,7 +82,7 @@ def _gemms() -> dict[np.dtype, Any]:
         else:
             _GEMM = {np.dtype(np.float32): blas.sgemm, np.dtype(np.float64): blas.dgemm,
                      np.dtype(np.complex64): blas.cgemm, np.dtype(np.complex128): blas.zgemm}
-            _threads.reapply()  # scipy's OpenBLAS has just been loaded: give it set_num_threads' count
+            _threads.share_new_pools()  # scipy's OpenBLAS has just been loaded: onto the one pool
     return _GEMM
 
 
@@ -108,8 +108,8 @@ def _holds_input(out: np.ndarray, input: np.ndarray, beta: Any) -> bool:
 
 
 #: Up to this many multiply-adds the fused gemm wins (numpy's three ufunc passes cost more than the
-#: product). Larger products go through numpy's own BLAS: scipy's bundled OpenBLAS has a thread pool
-#: of its own, and two pools spinning on the same cores slow each other down.
+#: product). Larger products go through numpy's own BLAS (scipy's bundled OpenBLAS runs on the same
+#: OpenMP team, see ``_threads``, but numpy's matmul needs no operand copies).
 GEMM_MAX_WORK = 48 ** 3
 
 

@@ -84,6 +84,9 @@ def _mkl() -> Any:
             import mkl_fft
 
             _MKL = mkl_fft
+            from .. import _threads
+
+            _threads.reapply()  # MKL has just been loaded: give it set_num_threads' count
         except ImportError:
             _MKL = None
     return _MKL
