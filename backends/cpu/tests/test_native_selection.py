@@ -261,3 +261,26 @@ def test_unique_values_only_and_with_counts():
     f = np.array([np.nan, 1.0, -0.0, 0.0, np.nan, 1.0], np.float32)
     got = fb.unique(fb.from_numpy(f)).numpy()
     assert got.size == 4 and np.isnan(got[-2:]).all() and got[0] == 0 and got[1] == 1
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64, np.int16, np.uint8])
+@pytest.mark.parametrize("n", [1, 7, 300, 70_000])
+def test_unique_by_the_stable_sort_matches_numpy(dtype, n):
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, max(2, n // 3), n).astype(dtype).reshape(-1, 1) if n % 2 else rng.integers(-50, 50, n).astype(
+        dtype if np.dtype(dtype).kind != "u" else np.int16)
+    if np.dtype(x.dtype).kind == "f":
+        x.reshape(-1)[::5] = -0.0
+    v, inv, c = np.unique(x, return_inverse=True, return_counts=True)
+    got_v, got_inv, got_c = fb.unique(fb.from_numpy(x), return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(got_v.numpy(), v)
+    np.testing.assert_array_equal(got_inv.numpy(), inv.reshape(x.shape))
+    np.testing.assert_array_equal(got_c.numpy(), c)
+    np.testing.assert_array_equal(got_v.numpy()[got_inv.numpy()], x)
+
+
+def test_unique_with_nan_gives_each_nan_its_own_entry():
+    x = np.array([np.nan, 2.0, np.nan, 1.0, 2.0], np.float64)
+    v, inv, c = fb.unique(fb.from_numpy(x), return_inverse=True, return_counts=True)
+    assert v.numpy()[:2].tolist() == [1.0, 2.0] and np.isnan(v.numpy()[2:]).all()
+    assert c.tolist() == [1, 2, 1, 1] and inv.tolist() == [2, 1, 3, 0, 1]

@@ -12,7 +12,7 @@ import numpy as np
 from flambeau.ops.sizes import allocation_error, checked_nbytes
 
 from ._quiet import quiet_all
-from .sorting import _C, _run_lastdim
+from .sorting import _C, _NATIVE_SORT, _run_lastdim, _sort_lastdim
 
 _median_lastdim = getattr(_C, "median_lastdim", None)
 _logsumexp_lastdim = getattr(_C, "logsumexp_lastdim", None)
@@ -291,19 +291,31 @@ def count_nonzero(input, dim, out):
 # -- unique, bincount, histc -----------------------------------------------------------
 
 def _unique_flat(input: np.ndarray, return_inverse: bool, return_counts: bool) -> tuple:
-    flat = input.reshape(-1)
-    if not return_inverse:
-        # The values alone need a sort, not the stable argsort behind the inverse (1M int64: 4x faster).
-        ordered = np.sort(flat)
-        starts = np.empty(ordered.size, bool)
-        if ordered.size:
-            starts[0] = True
-            np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-        values = ordered[starts]
-        counts = np.diff(np.append(np.flatnonzero(starts), ordered.size)) if return_counts else None
-        return values, None, None if counts is None else counts.astype(np.int64, copy=False)
-    values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
-    return values, inverse.reshape(input.shape).astype(np.int64), counts.astype(np.int64)
+    flat = np.ascontiguousarray(input.reshape(-1))
+    n = flat.size
+    if n == 0 or (input.dtype in _NATIVE_SORT and _sort_lastdim is not None and n < 2**32):
+        # The C++ stable sort (a radix sort on long rows: 1M int64 in [0, 1e5) 7 ms against numpy's
+        # 58) gives the values in order and where each came from, which is all the inverse needs.
+        ordered, order = np.empty(n, flat.dtype), np.empty(n, np.int64)
+        if n:
+            _sort_lastdim(flat.reshape(1, n), ordered.reshape(1, n), order.reshape(1, n), False, n)
+    elif not return_inverse:
+        ordered, order = np.sort(flat), None
+    else:
+        values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+        return values, inverse.reshape(input.shape).astype(np.int64), counts.astype(np.int64)
+    # a run of equal values starts where the sorted value changes (NaN never equals: each its own)
+    starts = np.empty(n, bool)
+    if n:
+        starts[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    inverse = None
+    if return_inverse:
+        inverse = np.empty(n, np.int64)
+        inverse[order] = np.cumsum(starts) - 1
+        inverse = inverse.reshape(input.shape)
+    counts = np.diff(np.append(np.flatnonzero(starts), n)).astype(np.int64) if return_counts else None
+    return ordered[starts], inverse, counts
 
 
 def _unique_slices(input: np.ndarray, dim: int) -> tuple:
