@@ -10,7 +10,7 @@ from pkgutil import extend_path
 # Other distributions ship flambeau/nn, flambeau/optim...: find them in plain and editable installs.
 __path__ = extend_path(__path__, __name__)
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 
 from . import _missing  # noqa: E402
 
