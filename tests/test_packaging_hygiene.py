@@ -120,6 +120,19 @@ def test_lower_bounds_agree_across_packages():
     assert pins[("numpy", "")][0] and pins[("scipy", "")][0]
 
 
+def test_lower_bounds_are_not_below_what_the_code_needs():
+    """Bounds CI showed wrong: numpy 1.x has no NEP 50 (int8 + 2**63 gave [0, 0, 0], the kit failed 21
+    times); scipy before 1.13 and ml_dtypes before 0.4 are built for numpy 1.x only."""
+    pins = _ci_module("lowest_constraints").lowest_pins(FOLDERS)
+
+    def version(name):
+        return tuple(int(x) for x in pins[(name, "")][0].split("."))
+
+    assert version("numpy") >= (2, 0)
+    assert version("scipy") >= (1, 13)
+    assert version("ml-dtypes") >= (0, 4)
+
+
 def test_the_mkl_extra_covers_windows():
     extras = _project("backends/cpu")["project"]["optional-dependencies"]
     for extra in ("mkl", "testing"):
