@@ -101,7 +101,12 @@ def main(argv: list[str]) -> int:
             needed.setdefault(dep, folder)
         suffix = f"[{','.join(sorted(extras))}]" if extras else ""
         if wheels is not None:
-            specs.append(f"{name}{suffix} @ {wheel_for(name, wheels).as_uri()}")
+            url = wheel_for(name, wheels).as_uri()
+            # The bare name too: pip (23.2) does not match a `NAME[extra] @ URL` requirement to another
+            # package's plain `NAME>=X` requirement, and would look NAME up on the index.
+            specs.append(f"{name} @ {url}")
+            if suffix:
+                specs.append(f"{name}{suffix} @ {url}")
         else:
             specs.append(f"{ROOT / folder}{suffix}")
     missing = {dep: by for dep, by in needed.items() if dep not in given}

@@ -42,6 +42,7 @@ def test_cuda_backend_is_left_out_on_request():
 
 def test_help_shows_every_setting():
     result = dev("help")
-    for setting in ("FLAMBEAU_VENV", "FLAMBEAU_INSTALL", "FLAMBEAU_CUDA", "FLAMBEAU_WHEELS", "FLAMBEAU_RESULTS", "PYTHON"):
+    settings = ("FLAMBEAU_VENV", "FLAMBEAU_INSTALL", "FLAMBEAU_CUDA", "FLAMBEAU_WHEELS", "FLAMBEAU_RESULTS", "PYTHON")
+    for setting in settings:
         assert setting in result.stdout
     assert "set -euo" not in result.stdout
