@@ -36,8 +36,8 @@ def tox_outcomes(path: Path) -> dict[str, bool]:
         return {}
     outcomes = {}
     for name, env in data.get("testenvs", {}).items():
-        if not isinstance(env, dict) or name == ".pkg":
-            continue
+        if not isinstance(env, dict) or name == ".pkg" or "result" not in env:
+            continue  # an env defined in tox.ini but not in the run (nn, distributions before their folders)
         result = env.get("result", {})
         outcomes[name] = bool(result.get("success", result.get("retcode", 1) == 0))
     return outcomes
