@@ -38,3 +38,11 @@ def test_cuda_backend_is_left_out_on_request():
     assert listed.returncode == 0
     assert "backends/cuda" not in listed.stdout.split()
     assert "backends/cpu" in listed.stdout.split()
+
+
+def test_help_shows_every_setting():
+    result = dev("help")
+    settings = ("FLAMBEAU_VENV", "FLAMBEAU_INSTALL", "FLAMBEAU_CUDA", "FLAMBEAU_WHEELS", "FLAMBEAU_RESULTS", "PYTHON")
+    for setting in settings:
+        assert setting in result.stdout
+    assert "set -euo" not in result.stdout

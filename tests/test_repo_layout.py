@@ -100,14 +100,57 @@ def _tox_env_name(folder: str) -> str:
     return folder.rsplit("/", 1)[-1]
 
 
+def _installed_by(commands_pre: str) -> dict[str, set[str]]:
+    """{folder: extras} that an env's commands_pre installs with .ci/install_packages.py."""
+    folders: dict[str, set[str]] = {}
+    for line in commands_pre.splitlines():
+        words = line.split()
+        if len(words) < 2 or not words[1].endswith(".ci/install_packages.py"):
+            continue
+        args = iter(words[2:])
+        for word in args:
+            if word in ("-c", "--constraint"):
+                next(args)
+                continue
+            m = re.fullmatch(r"([^\[\]]+)(?:\[([^\]]*)\])?", word)
+            folders[m.group(1)] = {e for e in (m.group(2) or "").split(",") if e}
+    return folders
+
+
+def _first_party_with_extras(folder: str, extras: set[str]) -> set[str]:
+    project = _pyproject(folder)["project"]
+    names = set(_first_party_requirements(folder))
+    for extra in extras:
+        for req in project.get("optional-dependencies", {}).get(extra, []):
+            m = re.match(r"([A-Za-z0-9._-]+)(?:\[([^\]]*)\])?", req)
+            name = m.group(1).lower()
+            if name == project["name"]:  # pkg[testing] inside pkg's own extras
+                names |= _first_party_with_extras(folder, set((m.group(2) or "").split(",")) - extras - {""})
+            elif name == "flambeau" or name.startswith("flambeau-"):
+                names.add(name)
+    return names
+
+
 @pytest.mark.parametrize("folder", package_folders())
 def test_tox_has_an_environment_per_package(folder):
     envs = _tox_envs()
     env = _tox_env_name(folder)
     assert env in envs, f"tox.ini has no [testenv:{env}] for {folder}"
-    # It installs the package itself and every first-party package it depends on, from local paths.
-    deps = envs[env]  # commands_pre: the pip call with the local folders
-    assert f"{{tox_root}}/{folder}" in deps
+    # It installs the package itself and every first-party package it (and the extras it asks for)
+    # depends on, from this repository: .ci/install_packages.py, never a name from an index.
+    installed = _installed_by(envs[env])
+    assert folder in installed, f"[testenv:{env}] does not install {folder} with .ci/install_packages.py"
     by_name = {_dist_name(f): f for f in package_folders()}
-    for dep in _first_party_requirements(folder):
-        assert f"{{tox_root}}/{by_name[dep]}" in deps, f"[testenv:{env}] does not install {dep}"
+    for f, extras in installed.items():
+        for dep in _first_party_with_extras(f, extras):
+            assert by_name[dep] in installed, f"[testenv:{env}] does not install {dep} (needed by {f})"
+
+
+def test_tox_runs_the_lowest_versions_and_lint():
+    envs = _tox_envs()
+    assert ".ci/lowest_constraints.py" in envs["min-versions"]
+    assert "lint" in envs
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(ROOT / "tox.ini")
+    listed = {e.strip() for e in parser["tox"]["env_list"].split(",")}
+    assert {_tox_env_name(f) for f in package_folders() if f != "backends/cuda"} | {"min-versions", "lint"} <= listed

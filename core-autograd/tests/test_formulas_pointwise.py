@@ -178,3 +178,15 @@ def test_polygamma_inplace_on_a_non_leaf(rng):
     leaf = make(rng, 3, low=1.5, high=3)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         leaf.polygamma_(1)
+
+
+def test_maximum_gradient_through_the_zero_dim_cast():
+    # A float64 0-d operand is cast to the float32 operand's dtype (PyTorch's common dtype);
+    # its gradient comes back in its own dtype. Moved from core-tensor's test_zero_dim_common.py.
+    x = fb.tensor([1.0, 5.0], requires_grad=True)
+    y = fb.tensor(3.0, dtype=fb.float64, requires_grad=True)
+    z = fb.maximum(x, y)
+    assert z.dtype is fb.float32
+    z.sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0]
+    assert y.grad.dtype is fb.float64 and y.grad.item() == 1.0

@@ -68,3 +68,10 @@ def test_multinomial_and_factories_stay_off_the_graph(rng):
     assert not fb.multinomial(x, 3).requires_grad
     assert not FUNCTIONS["rand"]((2,)).requires_grad
     assert fb.rand(2, requires_grad=True).is_leaf
+
+
+@pytest.mark.parametrize("fn", [fb.rand, fb.randn])
+def test_factory_requires_grad_makes_a_leaf(fn):
+    # Moved from core-tensor's test_random.py::test_size_forms (core-tensor runs without autograd).
+    t = fn(2, 2, requires_grad=True)
+    assert t.requires_grad and t.is_leaf and t.grad_fn is None

@@ -125,3 +125,12 @@ def test_complex_and_polar(rng):
     check(lambda r, t: fb.real(fb.polar(r, t)) + 2 * fb.imag(fb.polar(r, t)), a, b)
     check(lambda r, t: fb.polar(r, t) * fb.complex(t, r), a, b)  # complex output, complex128 gradcheck
     check(lambda r, i: fb.real(fb.complex(r, i) * 2), a, b)
+
+
+def test_clone_of_a_transposed_view_gradient():
+    # Moved from core-tensor's test_empty_strided_clone_memory_format (core-tensor runs without autograd).
+    g = fb.ones(3, 4, requires_grad=True)
+    c = g.t().clone()
+    assert c.stride() == (1, 4)  # clone keeps the dense transposed layout
+    (c * fb.arange(12.).reshape(4, 3)).sum().backward()
+    assert np.array_equal(g.grad.numpy(), np.arange(12.).reshape(4, 3).T)

@@ -80,3 +80,51 @@ def test_installed_subpackage_is_found_and_its_missing_submodule_errors_plainly(
 
 def test_flambeau_path_is_extended():
     assert any(p.endswith("flambeau") for p in flambeau.__path__)
+
+
+# -- the meta-package: named only where installing it would help ------------------------------
+
+def _nn_error(site) -> str:
+    return run_json("""
+        import json
+        try:
+            import flambeau.nn
+        except ModuleNotFoundError as exc:
+            print(json.dumps(str(exc)))
+    """, site)
+
+
+def test_message_with_the_meta_package_installed_without_the_distribution(tmp_path):
+    # The meta-package is there and does not pin flambeau-nn: telling the user to install it misfires.
+    meta = FakeDist("flambeau", "0.1.0", requires=("flambeau-core-tensor>=0.1,<0.2", "flambeau-optim>=0.1"))
+    message = _nn_error(install(tmp_path / "site", meta))
+    assert "pip install flambeau-nn`" in message
+    assert "or the meta-package" not in message
+    assert "the installed meta-package `flambeau` does not include it" in message
+
+
+def test_message_with_the_meta_package_that_pins_the_distribution(tmp_path):
+    meta = FakeDist("flambeau", "0.1.0", requires=("flambeau-core-tensor>=0.1,<0.2", "flambeau_NN>=0.1,<0.2"))
+    message = _nn_error(install(tmp_path / "site", meta))
+    assert "pip install flambeau-nn`" in message
+    assert "requires it: the install is incomplete" in message
+
+
+def test_message_without_the_meta_package(monkeypatch):
+    def no_meta_package(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "requires", no_meta_package)
+    monkeypatch.setitem(_missing.SUBPACKAGES, "flambeau.fakepkg", "flambeau-fakepkg")
+    with pytest.raises(ModuleNotFoundError) as info:
+        import flambeau.fakepkg  # noqa: F401
+    assert str(info.value) == ("No module named 'flambeau.fakepkg': it is provided by the distribution "
+                               "'flambeau-fakepkg'. Install it with `pip install flambeau-fakepkg`.")
+
+
+@pytest.mark.parametrize("requirement, name", [
+    ("flambeau-nn>=0.1,<0.2", "flambeau-nn"), ("Flambeau_NN[extra] ; python_version>'3'", "flambeau-nn"),
+    ("flambeau.nn (>=0.1)", "flambeau-nn"), ("flambeau-nn~=0.1", "flambeau-nn"), ("flambeau", "flambeau"),
+])
+def test_requirement_name(requirement, name):
+    assert _missing._requirement_name(requirement) == name

@@ -10,7 +10,7 @@ import pkgutil as _pkgutil
 # Other distributions ship flambeau/nn, flambeau/optim...: find them in plain and editable installs.
 __path__ = _pkgutil.extend_path(__path__, __name__)
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 
 from . import _missing  # noqa: E402
 

@@ -136,8 +136,9 @@ def _loaded_backends() -> list[Any]:
     return found
 
 
-def manual_seed(seed: int) -> Generator:
-    """Seed the default generators of every loaded backend; returns the CPU's default generator.
+def manual_seed(seed: int) -> Generator | None:
+    """Seed the default generators of every loaded backend; returns the CPU's default generator
+    (``None`` where no CPU backend is installed, e.g. beside a third-party backend alone).
 
     Args:
         seed: an int in ``[-2**63, 2**64)``.
@@ -151,8 +152,11 @@ def manual_seed(seed: int) -> Generator:
         True
     """
     value = _seed_value(seed)
-    for backend in _loaded_backends():
+    backends = _loaded_backends()
+    for backend in backends:
         backend.manual_seed(value)
+    if not any(b.name == "cpu" for b in backends):
+        return None
     return default_generator_for("cpu")
 
 

@@ -31,8 +31,36 @@ class MissingSubpackageFinder:
         # "flambeau.nn" and reports "cannot import name 'nn'", losing the hint below.
         raise ModuleNotFoundError(
             f"No module named '{fullname}': it is provided by the distribution '{dist}'. "
-            f"Install it with `pip install {dist}` (or the meta-package `flambeau`)."
+            f"Install it with `pip install {dist}`{_meta_package_note(dist)}."
         )
+
+
+def _meta_package_note(dist: str) -> str:
+    """What to say about the meta-package ``flambeau``: it is named only where installing it would help.
+
+    Read from the installed metadata at the time of the error (never on a successful import): the
+    meta-package may be installed without ``dist`` (it does not pin every distribution, e.g.
+    flambeau-nn before its first release) or be the missing distribution itself.
+    """
+    if dist == "flambeau":
+        return ""
+    from importlib import metadata
+
+    try:
+        requires = metadata.requires("flambeau")
+    except metadata.PackageNotFoundError:
+        return ""  # not installed: what it would bring depends on its version, so name only `dist`
+    pinned = any(_requirement_name(r) == dist for r in requires or ())
+    if pinned:
+        return " (the installed meta-package `flambeau` requires it: the install is incomplete)"
+    return " (the installed meta-package `flambeau` does not include it)"
+
+
+def _requirement_name(requirement: str) -> str:
+    name = requirement.split(";", 1)[0]
+    for stop in "<>=!~[ (":
+        name = name.split(stop, 1)[0]
+    return name.strip().lower().replace("_", "-").replace(".", "-")
 
 
 def install() -> None:

@@ -1,7 +1,7 @@
 """flambeau's CPU backend: found through the ``flambeau.backends`` entry point ``cpu``."""
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 
 def create_backend():

@@ -13,7 +13,7 @@ Example::
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 
 def create_backend():

@@ -22,7 +22,8 @@ import flambeau
 from flambeau.ops import declarations, function
 
 from ._case import Arg, OpCase, Sample
-from ._runner import Inputs, as_list, check_outputs, expected_dtypes, for_reference, seed_for, to_host
+from ._runner import (Inputs, as_list, check_outputs, expected_dtypes, for_reference, host_array, seed_for,
+                      to_host)
 
 
 def _bounds(case: OpCase, host_args: tuple, host_kwargs: dict) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -70,7 +71,7 @@ def run_random_sample(case: OpCase, dtype: str, index: int, sample: Sample, devi
     dtypes = expected_dtypes(case, sample, 1)
     check_outputs(as_list(first), [low], dtypes, device, case, data=False)
     if data:
-        _check_support(np.asarray(first.to("cpu").numpy()), low, high, integral)
+        _check_support(host_array(first), low, high, integral)
         _same(first, call()[0], "through manual_seed")
         if "generator" in decl.param_names and "generator" not in sample.kwargs:
             gen = flambeau.Generator(device)

@@ -151,9 +151,16 @@ def as_list(result: Any) -> list:
     return [result]
 
 
+def host_array(tensor: Any) -> np.ndarray:
+    """A tensor's values on the host: through ``.to("cpu")`` where the CPU backend is installed,
+    else through the tensor's own backend's host transfer (a backend may be tested without the CPU one)."""
+    if cpu_available():
+        return np.asarray(tensor.to("cpu").numpy())
+    return np.asarray(tensor._host())
+
+
 def to_host(tensor: Any) -> np.ndarray:
-    # the values a conjugated view reads (numpy() refuses one, as PyTorch's)
-    host = np.asarray(tensor.resolve_conj().to("cpu").numpy())
+    host = host_array(tensor.resolve_conj())  # the values a conjugated view reads (numpy() refuses one)
     return host.astype(np.float64) if host.dtype.name == "bfloat16" else host
 
 

@@ -9,6 +9,10 @@ from .._case import DEVICE, Arg, ErrorCase, OpCase, Sample
 from ._common import same
 
 
+# A factory's error cases run on the backend under test: without device= they would need the CPU backend.
+_ON_DEVICE = {"device": DEVICE}
+
+
 def _case(op, samples, ref, errors=(), dtypes=P.ALL, result=same, **kw):
     return OpCase(op, dtypes, samples, ref, result, errors=lambda: list(errors), **kw)
 
@@ -137,15 +141,18 @@ def _creation() -> list[OpCase]:
     return [
         _case("range", range_samples, _range_ref, dtypes=("int32", "int64", "float32", "float64"),
               result=_factory_dtype(P.DEFAULT_FLOAT), errors=[
-                  ErrorCase((0, 1, 0), RuntimeError, "step must be nonzero"),
-                  ErrorCase((0, 3, -1), RuntimeError, "upper bound and larger bound inconsistent with step sign"),
+                  ErrorCase((0, 1, 0), RuntimeError, "step must be nonzero", kwargs=_ON_DEVICE),
+                  ErrorCase((0, 3, -1), RuntimeError, "upper bound and larger bound inconsistent with step sign",
+                            kwargs=_ON_DEVICE),
               ]),
         _case("tril_indices", indices_samples, _indices_ref(True), dtypes=("int32", "int64"),
               result=_factory_dtype("int64"),
-              errors=[ErrorCase((-1, 3), RuntimeError, "row must be non-negative, got-1")]),
+              errors=[ErrorCase((-1, 3), RuntimeError, "row must be non-negative, got-1",
+                                kwargs=_ON_DEVICE)]),
         _case("triu_indices", indices_samples, _indices_ref(False), dtypes=("int32", "int64"),
               result=_factory_dtype("int64"),
-              errors=[ErrorCase((3, -2), RuntimeError, "col must be non-negative, got-2")]),
+              errors=[ErrorCase((3, -2), RuntimeError, "col must be non-negative, got-2",
+                                kwargs=_ON_DEVICE)]),
         _case("complex", lambda d: [
             Sample((_a((3, 4), d), _a((3, 4), d, "transposed"))),
             Sample((_a((2, 1, 4), d), _a((3, 1), d))),
