@@ -20,13 +20,17 @@ namespace {
 
 enum class Reduce : int { sum, mean, amax, amin, sumsq };
 
-template <class T>
+// Sums, and with `Square` the sum of squares (the 2-norm in one pass, without a squared copy of the
+// input): each element enters as term(x), squared in the input's dtype as PyTorch's float norm does.
+template <class T, bool Square = false>
 struct SumOp {
   using acc_t = double;
-  // Whether float32 input may be summed four rows at a time in float (reduce_outer's fast path).
-  static constexpr bool kFourRows = true;
+  // Whether float32 input may be summed four rows at a time in float (reduce_outer's fast path,
+  // which adds the elements as they are).
+  static constexpr bool kFourRows = !Square;
+  static FLAMBEAU_INLINE T term(T x) { return Square ? x * x : x; }
   static acc_t init() { return 0.0; }
-  static acc_t step(acc_t a, T x) { return a + static_cast<acc_t>(x); }
+  static acc_t step(acc_t a, T x) { return a + static_cast<acc_t>(term(x)); }
   static acc_t combine(acc_t a, acc_t b) { return a + b; }
   static acc_t row(const T* p, index_t n, index_t s) {
     if (n > 4096) {  // pairwise: the error grows with log(n), not n
@@ -35,7 +39,7 @@ struct SumOp {
     }
     if (s == 1) return contiguous(p, n);
     acc_t acc = 0.0;
-    for (index_t i = 0; i < n; ++i) acc += static_cast<acc_t>(p[i * s]);
+    for (index_t i = 0; i < n; ++i) acc = step(acc, p[i * s]);
     return acc;
   }
   // 16 independent double accumulators: one vector accumulator would wait on each add's latency.
@@ -48,55 +52,8 @@ struct SumOp {
       for (; i + 64 <= n; i += 64) {
         float b[16];
 #pragma omp simd
-        for (int j = 0; j < 16; ++j) b[j] = (p[i + j] + p[i + 16 + j]) + (p[i + 32 + j] + p[i + 48 + j]);
-#pragma omp simd
-        for (int j = 0; j < 16; ++j) a[j] += static_cast<double>(b[j]);
-      }
-    } else {
-      for (; i + 16 <= n; i += 16) {
-#pragma omp simd
-        for (int j = 0; j < 16; ++j) a[j] += static_cast<double>(p[i + j]);
-      }
-    }
-    double tail = 0.0;
-    for (; i < n; ++i) tail += static_cast<double>(p[i]);
-    for (int w = 8; w > 0; w /= 2) {
-      for (int j = 0; j < w; ++j) a[j] += a[j + w];
-    }
-    return a[0] + tail;
-  }
-  static T finish(acc_t a, index_t) { return static_cast<T>(a); }
-};
-
-// The sum of squares, as SumOp accumulates (squares of float32 taken in float, four of them added in
-// float before each double add): the 2-norm in one pass, without a squared copy of the input.
-template <class T>
-struct SumSqOp {
-  using acc_t = double;
-  static constexpr bool kFourRows = false;
-  static acc_t init() { return 0.0; }
-  static acc_t step(acc_t a, T x) { return a + static_cast<acc_t>(x) * static_cast<acc_t>(x); }
-  static acc_t combine(acc_t a, acc_t b) { return a + b; }
-  static acc_t row(const T* p, index_t n, index_t s) {
-    if (n > 4096) {
-      const index_t h = n / 2;
-      return row(p, h, s) + row(p + h * s, n - h, s);
-    }
-    if (s == 1) return contiguous(p, n);
-    acc_t acc = 0.0;
-    for (index_t i = 0; i < n; ++i) acc = step(acc, p[i * s]);
-    return acc;
-  }
-  FLAMBEAU_CLONES static acc_t contiguous(const T* p, index_t n) {
-    double a[16] = {0};
-    index_t i = 0;
-    if constexpr (std::is_same_v<T, float>) {
-      for (; i + 64 <= n; i += 64) {
-        float b[16];
-#pragma omp simd
         for (int j = 0; j < 16; ++j) {
-          const float x0 = p[i + j], x1 = p[i + 16 + j], x2 = p[i + 32 + j], x3 = p[i + 48 + j];
-          b[j] = (x0 * x0 + x1 * x1) + (x2 * x2 + x3 * x3);
+          b[j] = (term(p[i + j]) + term(p[i + 16 + j])) + (term(p[i + 32 + j]) + term(p[i + 48 + j]));
         }
 #pragma omp simd
         for (int j = 0; j < 16; ++j) a[j] += static_cast<double>(b[j]);
@@ -104,7 +61,7 @@ struct SumSqOp {
     } else {
       for (; i + 16 <= n; i += 16) {
 #pragma omp simd
-        for (int j = 0; j < 16; ++j) a[j] += p[i + j] * p[i + j];
+        for (int j = 0; j < 16; ++j) a[j] += static_cast<double>(term(p[i + j]));
       }
     }
     double tail = 0.0;
@@ -116,6 +73,9 @@ struct SumSqOp {
   }
   static T finish(acc_t a, index_t) { return static_cast<T>(a); }
 };
+
+template <class T>
+using SumSqOp = SumOp<T, true>;
 
 template <class T>
 struct MeanOp : SumOp<T> {
