@@ -1,0 +1,24 @@
+"""flambeau-nn's op plugin (entry point ``flambeau: nn``): its ops and their backward formulas."""
+from __future__ import annotations
+
+from typing import Any
+
+from flambeau.ops import OpDecl
+from flambeau.plugins import hookimpl
+
+from . import linear, activation, dropout, sparse, normalization, distance, loss
+
+#: One module per family of ops, each with ``declarations()``.
+FAMILIES = (linear, activation, dropout, sparse, normalization, distance, loss)
+
+
+@hookimpl
+def flambeau_declare_ops() -> list[OpDecl]:
+    return [decl for family in FAMILIES for decl in family.declarations()]
+
+
+@hookimpl
+def flambeau_register_gradients() -> dict[str, Any]:
+    from .._formulas import all_formulas
+
+    return all_formulas()

@@ -1,0 +1,4 @@
+"""Functional forms: dropout."""
+from __future__ import annotations
+
+__all__: list[str] = []
