@@ -11,6 +11,7 @@ EXPECTED = {
     "flambeau-core-tensor": SpecifierSet(">=0.1,<0.2"),
     "flambeau-backend-cpu": SpecifierSet(">=0.1,<0.2"),
     "flambeau-core-autograd": SpecifierSet(">=0.1,<0.2"),
+    "flambeau-nn": SpecifierSet(">=0.1,<0.2"),
     "flambeau-optim": SpecifierSet(">=0.1,<0.2"),
 }
 

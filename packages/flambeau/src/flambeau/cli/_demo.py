@@ -67,6 +67,15 @@ def _importable(module: str) -> bool:
     return True
 
 
+def _has_layers() -> bool:
+    """Whether flambeau-nn is installed with the layers the demo uses."""
+    if not _importable("flambeau.nn"):
+        return False
+    from flambeau import nn
+
+    return hasattr(nn, "Linear") and hasattr(nn, "MSELoss")
+
+
 def training_run(out: TextIO, steps: int = 100) -> float:
     """Fit ``y = 3x - 1`` by gradient descent with ``optim.SGD``; return the final loss.
 
@@ -79,7 +88,7 @@ def training_run(out: TextIO, steps: int = 100) -> float:
     fb.manual_seed(0)
     x = fb.linspace(-1, 1, 32).reshape(32, 1)
     y = 3 * x - 1
-    if _importable("flambeau.nn"):
+    if _has_layers():
         from flambeau import nn
 
         _section(out, "training: fit y = 3x - 1 with nn.Linear(1, 1), MSELoss and SGD")
