@@ -6,7 +6,6 @@ Install ``flambeau-nn``. Layers are ``Module`` s built on the functional forms i
 """
 from __future__ import annotations
 
-from . import functional  # noqa: F401
+from . import functional, utils  # noqa: F401
 from ._version import __version__
-
-__all__ = ["functional", "__version__"]
+from .modules import *  # noqa: F401,F403

@@ -11,3 +11,4 @@ from .sparse import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .softmax import *  # noqa: F401,F403

@@ -1,0 +1,14 @@
+"""The layers of flambeau.nn, one module per family; ``flambeau.nn`` re-exports each one's ``__all__``."""
+from __future__ import annotations
+
+from .module import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .flatten import *  # noqa: F401,F403
+from .activation import *  # noqa: F401,F403
+from .softmax import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403

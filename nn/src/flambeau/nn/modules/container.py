@@ -1,0 +1,4 @@
+"""Modules: container."""
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,4 @@
+"""Modules: dropout."""
+from __future__ import annotations
+
+__all__: list[str] = []

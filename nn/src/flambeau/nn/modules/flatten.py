@@ -1,0 +1,4 @@
+"""Modules: flatten."""
+from __future__ import annotations
+
+__all__: list[str] = []

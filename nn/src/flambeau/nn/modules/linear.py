@@ -1,0 +1,4 @@
+"""Modules: linear."""
+from __future__ import annotations
+
+__all__: list[str] = []

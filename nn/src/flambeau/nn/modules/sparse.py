@@ -1,0 +1,4 @@
+"""Modules: sparse."""
+from __future__ import annotations
+
+__all__: list[str] = []
