@@ -36,30 +36,33 @@ def standard_gamma(alpha: fb.Tensor, generator: Any = None) -> fb.Tensor:
 
 
 def _standard_gamma_draws(alpha: fb.Tensor, generator: Any = None) -> fb.Tensor:
-    """Marsaglia and Tsang's sampler, vectorised: every pass redraws the rejected elements."""
+    """Marsaglia and Tsang's sampler, vectorised: each pass draws only for the still-rejected elements
+    (at least 95% are accepted per pass, so ~log(numel) / 3 passes, all but the first tiny)."""
     shape, dtype, device = tuple(alpha.shape), alpha.dtype, alpha.device
     with fb.no_grad():
-        boosted = alpha < 1
-        a = fb.where(boosted, alpha + 1, alpha)
+        flat_alpha = alpha.reshape(-1)
+        boosted = flat_alpha < 1
+        a = fb.where(boosted, flat_alpha + 1, flat_alpha)
         d = a - 1.0 / 3.0
         c = (9.0 * d).rsqrt()
-        out = fb.zeros(shape, dtype=dtype, device=device)
-        pending = fb.ones(shape, dtype=fb.bool, device=device)
-        # Each pass accepts at least 95% of the pending draws: ~log(numel) / 3 passes in all.
-        while bool(pending.any()):
-            x = fb.randn(shape, dtype=dtype, device=device, generator=generator)
-            u = fb.rand(shape, dtype=dtype, device=device, generator=generator)
-            v = (1 + c * x) ** 3
+        out = fb.zeros(flat_alpha.shape, dtype=dtype, device=device)
+        pending = fb.arange(flat_alpha.numel(), device=device)
+        while pending.numel():
+            dp, cp = d[pending], c[pending]
+            k = (pending.numel(),)
+            x = fb.randn(k, dtype=dtype, device=device, generator=generator)
+            u = fb.rand(k, dtype=dtype, device=device, generator=generator)
+            v = (1 + cp * x) ** 3
             positive = v > 0
             log_v = fb.where(positive, v, 1.0).log()
-            accept = pending & positive & (u.log() < 0.5 * x * x + d - d * v + d * log_v)
-            out = fb.where(accept, d * v, out)
-            pending = pending & ~accept
-        u = fb.rand(shape, dtype=dtype, device=device, generator=generator)
+            accept = positive & (u.log() < 0.5 * x * x + dp - dp * v + dp * log_v)
+            out[pending[accept]] = (dp * v)[accept]
+            pending = pending[~accept]
+        u = fb.rand(flat_alpha.shape, dtype=dtype, device=device, generator=generator)
         # In logs: U ** (1 / alpha) underflows for small alpha long before the product does.
-        boost = fb.where(boosted, u.log() / fb.where(boosted, alpha, 1.0), 0.0)
+        boost = fb.where(boosted, u.log() / fb.where(boosted, flat_alpha, 1.0), 0.0)
         out = fb.where(boosted, (out.log() + boost).exp(), out)
-        return out.clamp(min=fb.finfo(dtype).tiny)
+        return out.clamp(min=fb.finfo(dtype).tiny).reshape(shape)
 
 
 def standard_gamma_grad(alpha: fb.Tensor, sample: fb.Tensor) -> fb.Tensor:
@@ -69,16 +72,20 @@ def standard_gamma_grad(alpha: fb.Tensor, sample: fb.Tensor) -> fb.Tensor:
     the mode and of ``Q = 1 - P`` right of it, so that the difference is taken where the function is
     small and keeps its relative precision in both tails.
     """
-    a = alpha.to(fb.float64)
-    x = sample.to(fb.float64)
+    a = alpha.to(fb.float64).reshape(-1)
+    x = sample.to(fb.float64).reshape(-1)
     h = a * _ALPHA_STEP
     left = x < a
-    p_hi = fb.where(left, fb.igamma(a + h, x), -fb.igammac(a + h, x))
-    p_lo = fb.where(left, fb.igamma(a - h, x), -fb.igammac(a - h, x))
-    dp_dalpha = (p_hi - p_lo) / (2 * h)
+    dp_dalpha = fb.zeros(a.shape, dtype=fb.float64, device=a.device)
+    # P left of the mode, -Q right of it: each element evaluates only the one it needs
+    for where, fn, sign in ((left.nonzero().reshape(-1), fb.igamma, 1.0),
+                            ((~left).nonzero().reshape(-1), fb.igammac, -1.0)):
+        if where.numel():
+            ai, xi, hi = a[where], x[where], h[where]
+            dp_dalpha[where] = sign * (fn(ai + hi, xi) - fn(ai - hi, xi)) / (2 * hi)
     log_pdf = (a - 1) * x.log() - x - fb.lgamma(a)
     grad = -dp_dalpha * (-log_pdf).exp()
-    return grad.to(alpha.dtype)
+    return grad.to(alpha.dtype).reshape(tuple(alpha.shape))
 
 
 def binomial(count: fb.Tensor, prob: fb.Tensor, generator: Any = None) -> fb.Tensor:
