@@ -10,6 +10,7 @@ every backend runs them (a backend may register a faster kernel under the same o
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import flambeau as fb
@@ -94,7 +95,10 @@ def binomial(count: fb.Tensor, prob: fb.Tensor, generator: Any = None) -> fb.Ten
     shape = tuple(prob.shape)
     with fb.no_grad():
         out = fb.zeros(shape, dtype=prob.dtype, device=prob.device)
-        max_count = int(count.max().item()) if count.numel() else 0
+        max_count_value = float(count.max().item()) if count.numel() else 0.0
+        if not math.isfinite(max_count_value):
+            raise RuntimeError(f"dist_binomial: count must be finite, got {max_count_value}")
+        max_count = int(max_count_value)
         p = prob.unsqueeze(-1)
         n = count.unsqueeze(-1)
         for start in range(0, max_count, _TRIALS_PER_PASS):

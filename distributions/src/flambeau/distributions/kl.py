@@ -42,8 +42,10 @@ from .utils import _softplus, _sum_rightmost, euler_constant as _euler_gamma
 
 __all__ = ["register_kl", "kl_divergence"]
 
-_KL_REGISTRY: dict[tuple[type, type], Callable[..., Any]] = {}  # Source of truth mapping a few general (type, type) pairs to functions.
-_KL_MEMOIZE: dict[tuple[type, type], Any] = {}  # Memoized version mapping many specific (type, type) pairs to functions.
+#: The registered implementations: a few general (type, type) pairs, the source of truth.
+_KL_REGISTRY: dict[tuple[type, type], Callable[..., Any]] = {}
+#: The dispatch results memoized per pair of concrete types (cleared by every registration).
+_KL_MEMOIZE: dict[tuple[type, type], Any] = {}
 
 
 def register_kl(type_p: type, type_q: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -214,7 +216,7 @@ def _kl_exponential_exponential(p: Exponential, q: Exponential) -> fb.Tensor:
 @register_kl(ExponentialFamily, ExponentialFamily)
 def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> fb.Tensor:
     """The Bregman divergence of the log normaliser, with its gradient by autograd."""
-    if not type(p) is type(q):
+    if type(p) is not type(q):
         raise NotImplementedError("The cross KL-divergence between different exponential families cannot "
                                   "be computed using Bregman divergences")
     p_nparams = [np_.detach().requires_grad_() for np_ in p._natural_params]
@@ -302,7 +304,8 @@ def _kl_multivariatenormal_lowrankmultivariatenormal(p: MultivariateNormal,
              - 2 * p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
     term3 = _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q.loc - p.loc,
                                        q._capacitance_tril)
-    # Expands term2 according to inv(qcov) @ pcov = [inv(qD) - inv(qD) @ qW @ inv(qC) @ qW.T @ inv(qD)] @ p_tril @ p_tril.T
+    # Expands term2 according to
+    # inv(qcov) @ pcov = [inv(qD) - inv(qD) @ qW @ inv(qC) @ qW.T @ inv(qD)] @ p_tril @ p_tril.T
     qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
     A = fb.linalg.solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
     term21 = _batch_trace_XXT(p._unbroadcasted_scale_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
