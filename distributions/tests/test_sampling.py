@@ -192,3 +192,18 @@ def test_sample_shapes():
     mvn = D.MultivariateNormal(fb.zeros(4, 3), scale_tril=fb.eye(3))
     assert tuple(mvn.rsample((2,)).shape) == (2, 4, 3)
     assert tuple(mvn.batch_shape) == (4,) and tuple(mvn.event_shape) == (3,)
+
+
+def test_sampling_ops_check_their_arguments():
+    from flambeau.ops import fn
+
+    with pytest.raises(RuntimeError, match="dist_binomial: count must be finite"):
+        fn.dist_binomial(t([float("inf"), 2.0]), t([0.5, 0.5]))
+    with pytest.raises(RuntimeError, match="dist_standard_gamma: expected a floating-point alpha"):
+        fn.dist_standard_gamma(fb.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match="alpha and sample must have the same shape"):
+        fn.dist_standard_gamma_grad(t([1.0, 2.0]), t([1.0]))
+    g = fb.Generator().manual_seed(5)
+    a = fn.dist_standard_gamma(t([0.5, 3.0]), g)
+    b = fn.dist_standard_gamma(t([0.5, 3.0]), fb.Generator().manual_seed(5))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
