@@ -172,3 +172,20 @@ def test_exponential_family_entropy_matches_closed_form():
         if isinstance(d, D.Poisson):
             continue  # its carrier measure's mean (E[log k!]) has no closed form: PyTorch defines none
         np.testing.assert_allclose(ExponentialFamily.entropy(d).detach().numpy(), d.entropy().numpy(), rtol=1e-9)
+
+
+def test_composites_match_the_law_and_gradient():
+    # The CPU backend has kernels for these ops: the composites (what other backends run) are called
+    # directly here, so that they are checked as well.
+    from flambeau.distributions import _samplers
+
+    alpha = fb.full((20000,), 0.7, dtype=fb.float64, requires_grad=True)
+    x = _samplers.standard_gamma(alpha)
+    assert stats.kstest(x.detach().numpy(), stats.gamma(0.7).cdf).pvalue > 1e-3
+    x[:500].sum().backward()
+    xs = x.detach().numpy()[:500]
+    expected = -_gamma_cdf_dalpha(0.7, xs) / stats.gamma(0.7).pdf(xs)
+    np.testing.assert_allclose(alpha.grad.numpy()[:500], expected, rtol=2e-4, atol=1e-9)
+    b = _samplers.binomial(x64(np.full(20000, 9.0)), x64(np.full(20000, 0.3))).numpy()
+    assert abs(b.mean() - 2.7) < 5 * np.sqrt(9 * 0.21 / 20000)
+    assert set(np.unique(b)) <= set(range(10))

@@ -105,6 +105,6 @@ def binomial(count: fb.Tensor, prob: fb.Tensor, generator: Any = None) -> fb.Ten
             k = min(_TRIALS_PER_PASS, max_count - start)
             trial = fb.arange(start, start + k, dtype=prob.dtype, device=prob.device)
             u = fb.rand(shape + (k,), dtype=prob.dtype, device=prob.device, generator=generator)
-            success = (u < p) & (trial < n)
+            success = (u < p) & (trial + 1 <= n)  # floor(count) trials, as the CPU kernel
             out = out + success.to(prob.dtype).sum(-1)
         return out
