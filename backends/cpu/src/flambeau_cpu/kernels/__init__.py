@@ -7,17 +7,20 @@ from typing import Any, Callable
 def all_kernels() -> dict[str, Callable[..., Any]]:
     # The C++ extension (_C, behind `native` and `optim`) is required: a missing or broken build
     # fails the backend's load loudly rather than leaving numpy kernels silently in its place.
-    from . import (blas, cumulative, dist_samplers, elementwise, factories, fft_ops, index_ops, indexing, linalg,
-                   linalg_ops, matrix_exp, native, optim, pointwise, random, reductions, statistics, shape, sorting,
-                   views)
+    from . import (blas, cumulative, elementwise, factories, fft_ops, index_ops, indexing, linalg, linalg_ops,
+                   matrix_exp, native, optim, pointwise, random, reductions, statistics, shape, sorting, views)
 
     # Later modules override earlier ones: `native` replaces numpy kernels where C++ is faster.
-    # `optim`'s and `dist_samplers`' kernels stay unused unless flambeau-optim / -distributions declare their ops.
+    # `optim`'s kernels stay unused unless flambeau-optim declares their ops.
     modules = (elementwise, reductions, views, linalg, factories, indexing, pointwise, shape, index_ops, cumulative,
-               statistics, sorting, random, linalg_ops, matrix_exp, fft_ops, blas, native, optim, dist_samplers)
+               statistics, sorting, random, linalg_ops, matrix_exp, fft_ops, blas, native, optim)
     table: dict[str, Callable[..., Any]] = {}
     for module in modules:
         table.update(module.KERNELS)
+    # flambeau-distributions' samplers: unused unless that package declares their ops.
+    from . import dist_samplers
+
+    table.update(dist_samplers.KERNELS)
     # float16/bfloat16 reductions, scans and products accumulate in float32 (see _wide): one
     # wrapper around whichever kernel won above, so numpy, BLAS and C++ paths all get it.
     from ._wide import ACCUMULATING_OPS, accumulating
