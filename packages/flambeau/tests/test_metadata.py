@@ -13,6 +13,7 @@ EXPECTED = {
     "flambeau-core-autograd": SpecifierSet(">=0.1,<0.2"),
     "flambeau-nn": SpecifierSet(">=0.1,<0.2"),
     "flambeau-optim": SpecifierSet(">=0.1,<0.2"),
+    "flambeau-distributions": SpecifierSet(">=0.1,<0.2"),
 }
 
 

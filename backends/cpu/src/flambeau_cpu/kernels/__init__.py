@@ -18,6 +18,10 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
     table: dict[str, Callable[..., Any]] = {}
     for module in modules:
         table.update(module.KERNELS)
+    # flambeau-distributions' samplers: unused unless that package declares their ops.
+    from . import dist_samplers
+
+    table.update(dist_samplers.KERNELS)
     # float16/bfloat16 reductions, scans and products accumulate in float32 (see _wide): one
     # wrapper around whichever kernel won above, so numpy, BLAS and C++ paths all get it.
     from ._wide import ACCUMULATING_OPS, accumulating
