@@ -65,7 +65,7 @@ def _aminmax_meta(input: Tensor, dim: Any = None, keepdim: bool = False) -> list
         _check_nonempty("aminmax", input, None)
         shape = reduced_shape(input._data.shape, None, keepdim)
     else:
-        d = wrap_dim_of_dims(dim, input._data.ndim)
+        d = wrap_dim(dim, input._data.ndim)
         if input._data.ndim and input._data.shape[d] == 0:
             raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
         shape = reduced_shape(input._data.shape, (d,) if input._data.ndim else None, keepdim)
@@ -87,7 +87,7 @@ def _median_meta(name: str):
 def _median_dim_meta(name: str):
     def meta(input: Tensor, dim: int = -1, keepdim: bool = False) -> list:
         _real_only(name + "_cpu", input)
-        d = wrap_dim_of_dims(dim, input._data.ndim)
+        d = wrap_dim(dim, input._data.ndim)
         if input._data.ndim and input._data.shape[d] == 0:
             raise IndexError(
                 f"{name}(): Expected reduction dim {d} to have non-zero size.")
