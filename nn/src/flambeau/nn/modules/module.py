@@ -16,6 +16,7 @@ from flambeau import Tensor
 
 from ..parameter import Buffer, Parameter, is_lazy
 from . import _hooks
+from ._hooks import GLOBAL_BACKWARD, GLOBAL_BACKWARD_PRE, GLOBAL_FORWARD, GLOBAL_FORWARD_PRE
 from ._hooks import RemovableHandle, add_hook, hook_dict
 
 __all__ = ["Module"]
@@ -604,9 +605,10 @@ class Module:
     # -- calling --------------------------------------------------------------------------------------------
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
         d = self.__dict__
+        # the common call has no hook at all: straight to forward (module globals, not _hooks.X: cheaper)
         if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"]
-                or d["_backward_pre_hooks"] or _hooks.GLOBAL_FORWARD_PRE or _hooks.GLOBAL_FORWARD
-                or _hooks.GLOBAL_BACKWARD or _hooks.GLOBAL_BACKWARD_PRE):
+                or d["_backward_pre_hooks"] or GLOBAL_FORWARD_PRE or GLOBAL_FORWARD
+                or GLOBAL_BACKWARD or GLOBAL_BACKWARD_PRE):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
