@@ -6,3 +6,4 @@ from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_g
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
+from .summary import LayerInfo, ModelSummary, summary  # noqa: F401,E402
