@@ -18,13 +18,13 @@ def test_rows_totals_and_table():
     model = _mlp()
     before = {k: v.numpy().copy() for k, v in model.state_dict().items()}
     s = summary(model, (128, 1, 28, 28))
-    assert [(l.name, l.type, l.depth, l.output_shape) for l in s.layers] == [
+    assert [(r.name, r.type, r.depth, r.output_shape) for r in s.layers] == [
         ("", "Sequential", 0, [128, 10]), ("0", "Flatten", 1, [128, 784]), ("1", "Linear", 1, [128, 512]),
         ("2", "Sequential", 1, [128, 512]), ("2.0", "Linear", 2, [128, 512]), ("2.1", "Identity", 2, [128, 512]),
         ("3", "Linear", 1, [128, 10])]
     params = 784 * 512 + 512 + 512 * 512 + 512 + 512 * 10 + 10
     assert s.total_params == params and s.trainable_params == params
-    assert [l.num_params for l in s.layers] == [0, 0, 784 * 512 + 512, 0, 512 * 512 + 512, 0, 5130]
+    assert [r.num_params for r in s.layers] == [0, 0, 784 * 512 + 512, 0, 512 * 512 + 512, 0, 5130]
     assert s.total_mult_adds == 128 * (784 * 512 + 512 * 512 + 512 * 10)
     assert s.param_bytes == 4 * params
     assert s.input_bytes == 4 * 128 * 784

@@ -463,7 +463,7 @@ class Module:
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for key, param in self._parameters.items():
+        for param in self._parameters.values():
             if param is None:
                 continue
             with flambeau.no_grad():
@@ -801,11 +801,12 @@ class Module:
                     child_state = {k: v for k, v in local_state.items() if k.startswith(child_prefix)}
                     load(child, child_state, child_prefix)
 
+        outer = getattr(_LOAD_PLAN, "ops", None)  # a load_state_dict inside a hook of another one
         _LOAD_PLAN.ops = plan = []
         try:
             load(self, state_dict)
         finally:
-            _LOAD_PLAN.ops = None
+            _LOAD_PLAN.ops = outer
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(

@@ -1,7 +1,6 @@
 """Parametrizations built on :mod:`flambeau.nn.utils.parametrize`: ``weight_norm`` and ``spectral_norm``."""
 from __future__ import annotations
 
-from typing import Any
 
 import flambeau
 from flambeau import Tensor

@@ -159,7 +159,7 @@ def _swap_to_meta(model: Module) -> list[tuple]:
     """Point every parameter and buffer not on meta at a meta stand-in; what to restore afterwards."""
     saved = []
     for module in model.modules():
-        for name, p in module._parameters.items():
+        for p in module._parameters.values():
             if p is not None and not p.is_meta:
                 saved.append(("param", p, p.data))
                 p.data = flambeau.empty(tuple(p.shape), dtype=p.dtype, device="meta")
