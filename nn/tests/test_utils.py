@@ -180,3 +180,32 @@ def test_register_parametrization_chain_cached_and_errors():
         parametrize.register_parametrization(nn.Linear(2, 2), "nope", Double())
     other = nn.Linear(3, 3)
     assert type(other) is nn.Linear  # only the parametrized instance changed class
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (5, 3), (3, 5)])
+@pytest.mark.parametrize("orthogonal_map", ["matrix_exp", "cayley"])
+def test_orthogonal_parametrization(shape, orthogonal_map):
+    m = nn.Linear(shape[1], shape[0]).double()
+    parametrizations.orthogonal(m, orthogonal_map=orthogonal_map)
+
+    def check():
+        w = m.weight.detach().numpy()
+        gram = w.T @ w if shape[0] >= shape[1] else w @ w.T
+        np.testing.assert_allclose(gram, np.eye(gram.shape[0]), atol=1e-10)
+
+    check()
+    with fb.no_grad():  # an optimiser's step moves the original anywhere: the weight stays orthogonal
+        m.parametrizations.weight.original.copy_(fb.tensor(np.random.default_rng(0).standard_normal(shape)))
+    check()
+    m(fb.ones(2, shape[1], dtype=fb.float64)).sum().backward()
+    assert m.parametrizations.weight.original.grad.shape == shape
+    q = np.linalg.qr(np.random.default_rng(1).standard_normal((max(shape), max(shape))))[0][:shape[0], :shape[1]]
+    m.weight = fb.tensor(q)  # assignment through right_inverse: the weight becomes q
+    np.testing.assert_allclose(m.weight.detach().numpy(), q, atol=1e-10)
+
+
+def test_orthogonal_errors():
+    with pytest.raises(ValueError, match="Expected a matrix or batch of matrices. Got a tensor of 1 dimensions"):
+        parametrizations.orthogonal(nn.Linear(2, 2), "bias")
+    with pytest.raises(NotImplementedError, match="householder"):
+        parametrizations.orthogonal(nn.Linear(2, 3), orthogonal_map="householder")
