@@ -60,6 +60,9 @@ def test_linear_formula_matches_composite_gradient():
         def needs(self, i):
             return True
 
+        def shape(self, i):
+            return tuple(self.args[i].shape)
+
     for wshape in ((5, 4), (4,)):
         x = _rand(2, 3, 4).requires_grad_()
         w = _rand(*wshape, seed=1).requires_grad_()
@@ -69,6 +72,29 @@ def test_linear_formula_matches_composite_gradient():
         gi, gw, _ = formulas()["nn_linear"](Ctx((x.detach(), w.detach(), None)), g)
         np.testing.assert_allclose(gi.numpy(), x.grad.numpy(), rtol=1e-12)
         np.testing.assert_allclose(gw.numpy(), w.grad.numpy(), rtol=1e-12)
+
+
+def test_linear_composite_matches_numpy_and_gradcheck():
+    # the decomposition every backend without a kernel runs (the CPU backend has a kernel)
+    from flambeau.nn._ops.linear import _linear
+
+    for xs, ws, bs in (((2, 3, 4), (5, 4), (5,)), ((3, 4), (5, 4), (5,)), ((4,), (5, 4), None), ((3, 4), (4,), ())):
+        x, w = _rand(*xs, seed=1).requires_grad_(), _rand(*ws, seed=2).requires_grad_()
+        b = None if bs is None else _rand(*bs, seed=3).requires_grad_()
+        expected = x.detach().numpy() @ w.detach().numpy().T + (0 if b is None else b.detach().numpy())
+        np.testing.assert_allclose(_linear(x, w, b).detach().numpy(), expected, rtol=1e-12)
+        assert gradcheck(_linear, (x, w, b))
+
+
+def test_linear_gradient_when_only_one_side_requires_grad():
+    # the formula saves input only for weight's gradient and weight only for input's
+    x, w = _rand(3, 4), _rand(2, 4, seed=1)
+    w.requires_grad_()
+    F.linear(x, w).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), np.ones((2, 3)) @ x.numpy())
+    x2 = _rand(3, 4).requires_grad_()
+    F.linear(x2, _rand(2, 4, seed=1), _rand(2, seed=2)).sum().backward()
+    np.testing.assert_allclose(x2.grad.numpy(), np.ones((3, 2)) @ w.detach().numpy())
 
 
 def test_linear_errors():

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import copy
 import pickle
-from collections import OrderedDict
 
 import numpy as np
 import pytest

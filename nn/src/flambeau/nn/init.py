@@ -160,7 +160,8 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
-    r"""Glorot uniform: :math:`\mathcal{U}(-a, a)`, :math:`a = \text{gain}\sqrt{6/(\text{fan\_in}+\text{fan\_out})}`."""
+    r"""Glorot uniform: :math:`\mathcal{U}(-a, a)`,
+    :math:`a = \text{gain}\sqrt{6/(\text{fan\_in}+\text{fan\_out})}`."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
@@ -168,7 +169,8 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) ->
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
-    r"""Glorot normal: :math:`\mathcal{N}(0, \sigma^2)`, :math:`\sigma = \text{gain}\sqrt{2/(\text{fan\_in}+\text{fan\_out})}`."""
+    r"""Glorot normal: :math:`\mathcal{N}(0, \sigma^2)`,
+    :math:`\sigma = \text{gain}\sqrt{2/(\text{fan\_in}+\text{fan\_out})}`."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)

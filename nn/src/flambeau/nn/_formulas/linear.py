@@ -8,9 +8,10 @@ from flambeau.autograd.formula import Formula
 
 
 def _linear(ctx: Any, g: Any) -> tuple:
+    # input is saved only when weight needs a gradient, and the reverse (save_if below)
     input, weight, bias = ctx.args
     gi = gw = gb = None
-    if weight.ndim == 2:
+    if len(ctx.shape(1)) == 2:
         if ctx.needs(0):
             gi = g.matmul(weight)
         if ctx.needs(1):

@@ -19,6 +19,17 @@ def _dtype_name(t: Tensor) -> str:
 
 
 def _linear_meta(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> tuple:
+    # The common call (a layer's: 2-D weight, matching features, one float dtype, a (out,) bias or none),
+    # checked on the native shapes: this runs on every layer call.
+    ishape, wshape, dt = input._data.shape, weight._data.shape, input._dtype
+    if len(wshape) == 2 and ishape and ishape[-1] == wshape[1] and weight._dtype is dt and \
+            (dt.is_floating_point or dt.is_complex) and \
+            (bias is None or (bias._dtype is dt and bias._data.shape == (wshape[0],))):
+        return ishape[:-1] + (wshape[0],), dt
+    return _linear_meta_checked(input, weight, bias)
+
+
+def _linear_meta_checked(input: Tensor, weight: Tensor, bias: Tensor | None) -> tuple:
     if weight.ndim not in (1, 2):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.ndim}D")
     if input.ndim == 0:

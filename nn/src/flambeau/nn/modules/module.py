@@ -16,6 +16,7 @@ from flambeau import Tensor
 
 from ..parameter import Buffer, Parameter, is_lazy
 from . import _hooks
+from ._hooks import GLOBAL_BACKWARD, GLOBAL_BACKWARD_PRE, GLOBAL_FORWARD, GLOBAL_FORWARD_PRE
 from ._hooks import RemovableHandle, add_hook, hook_dict
 
 __all__ = ["Module"]
@@ -462,7 +463,7 @@ class Module:
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for key, param in self._parameters.items():
+        for param in self._parameters.values():
             if param is None:
                 continue
             with flambeau.no_grad():
@@ -604,9 +605,10 @@ class Module:
     # -- calling --------------------------------------------------------------------------------------------
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
         d = self.__dict__
+        # the common call has no hook at all: straight to forward (module globals, not _hooks.X: cheaper)
         if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"]
-                or d["_backward_pre_hooks"] or _hooks.GLOBAL_FORWARD_PRE or _hooks.GLOBAL_FORWARD
-                or _hooks.GLOBAL_BACKWARD or _hooks.GLOBAL_BACKWARD_PRE):
+                or d["_backward_pre_hooks"] or GLOBAL_FORWARD_PRE or GLOBAL_FORWARD
+                or GLOBAL_BACKWARD or GLOBAL_BACKWARD_PRE):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
@@ -799,11 +801,12 @@ class Module:
                     child_state = {k: v for k, v in local_state.items() if k.startswith(child_prefix)}
                     load(child, child_state, child_prefix)
 
+        outer = getattr(_LOAD_PLAN, "ops", None)  # a load_state_dict inside a hook of another one
         _LOAD_PLAN.ops = plan = []
         try:
             load(self, state_dict)
         finally:
-            _LOAD_PLAN.ops = None
+            _LOAD_PLAN.ops = outer
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
