@@ -10,4 +10,6 @@ from flambeau.testing import OpCase
 
 def cases() -> list[OpCase]:
     """flambeau-nn's conformance cases (the ``flambeau.testing`` entry point)."""
-    return []
+    from ._norm_conformance import embedding_cases, norm_cases
+
+    return [*norm_cases(), *embedding_cases()]
