@@ -48,3 +48,13 @@ def test_pdist(p):
     assert gradcheck(lambda x: F.pdist(x, p), (t(x, True),))
     with pytest.raises(RuntimeError, match="pdist only supports 2D tensors, got: 1D"):
         F.pdist(t(np.ones(3)))
+
+
+def test_distance_modules():
+    from flambeau import nn
+
+    a, b = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))
+    np.testing.assert_allclose(nn.CosineSimilarity(dim=1)(t(a), t(b)).numpy(),
+                               F.cosine_similarity(t(a), t(b)).numpy())
+    np.testing.assert_allclose(nn.PairwiseDistance(p=1.0, keepdim=True)(t(a), t(b)).numpy(),
+                               np.abs(a - b + 1e-6).sum(-1, keepdims=True), rtol=1e-12)

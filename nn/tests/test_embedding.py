@@ -40,7 +40,7 @@ def test_embedding_index_out_of_range():
             F.embedding(idx(bad), w)
     with pytest.raises(RuntimeError, match="Expected tensor for argument #1 'indices' to have one of the following "
                                            "scalar types: Long, Int; but got FloatTensor instead"):
-        F.embedding(t([0.0]), w)
+        F.embedding(t([0.0], fb.float32), w)
     with pytest.raises(NotImplementedError, match="sparse"):
         F.embedding(idx([0]), w, sparse=True)
 
@@ -86,7 +86,8 @@ def test_embedding_backward_kernel_property(rows, n, dim, by_freq, dtype):
 def test_embedding_gradcheck():
     w = t(RNG.standard_normal((5, 2)), requires_grad=True)
     i = idx([[0, 3, 3], [4, 1, 0]])
-    assert gradcheck(lambda w: F.embedding(i, w, padding_idx=3, scale_grad_by_freq=True), (w,))
+    # (padding_idx and scale_grad_by_freq change the gradient on purpose: test_embedding_backward covers them)
+    assert gradcheck(lambda w: F.embedding(i, w), (w,))
     assert gradgradcheck(lambda w: F.embedding(i, w) ** 2, (w,))
 
 
@@ -178,3 +179,37 @@ def test_one_hot():
     np.testing.assert_array_equal(F.one_hot(idx(x), 6).numpy(), np.eye(6, dtype=np.int64)[x])
     with pytest.raises(RuntimeError, match="Class values must be smaller than num_classes."):
         F.one_hot(idx(x), 3)
+
+
+# -- modules ------------------------------------------------------------------------------------------
+
+def test_embedding_module():
+    from flambeau import nn
+
+    emb = nn.Embedding(10, 3, padding_idx=-2)
+    assert emb.padding_idx == 8
+    assert repr(emb) == "Embedding(10, 3, padding_idx=8)"
+    np.testing.assert_array_equal(emb.weight.detach().numpy()[8], np.zeros(3))  # the padding row starts at zero
+    out = emb(idx([[8, 1], [1, 0]]))
+    out.sum().backward()
+    grad = emb.weight.grad.numpy()
+    np.testing.assert_array_equal(grad[8], np.zeros(3))
+    np.testing.assert_array_equal(grad[1], np.full(3, 2.0))
+    with pytest.raises(NotImplementedError, match="sparse"):
+        nn.Embedding(3, 2, sparse=True)
+    table = t(RNG.standard_normal((4, 2)), fb.float32)
+    frozen = nn.Embedding.from_pretrained(table)
+    assert not frozen.weight.requires_grad
+    np.testing.assert_array_equal(frozen(idx([3])).numpy(), table.numpy()[[3]])
+    assert nn.Embedding.from_pretrained(table, freeze=False).weight.requires_grad
+
+
+def test_embedding_bag_module():
+    from flambeau import nn
+
+    bag = nn.EmbeddingBag(6, 2, mode="sum")
+    assert repr(bag) == "EmbeddingBag(6, 2, mode=sum)"
+    i, offsets = idx([0, 1, 2, 5]), idx([0, 1])
+    got = bag(i, offsets)
+    w = bag.weight.detach().numpy()
+    np.testing.assert_allclose(got.detach().numpy(), np.stack([w[0], w[1] + w[2] + w[5]]), rtol=1e-6)

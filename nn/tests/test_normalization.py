@@ -289,3 +289,65 @@ def test_normalize(p, dim):
     norm = (np.abs(x) ** p).sum(axis=dim, keepdims=True) ** (1 / p)
     np.testing.assert_allclose(got.numpy(), x / np.maximum(norm, 1e-12), rtol=1e-12)
     assert gradcheck(lambda x: F.normalize(x, p=p, dim=dim), (t(RNG.standard_normal((3, 4)), requires_grad=True),))
+
+
+# -- modules ------------------------------------------------------------------------------------------
+
+def test_batchnorm_module_running_stats_and_eval():
+    from flambeau import nn
+
+    bn = nn.BatchNorm1d(3, momentum=None)
+    assert repr(bn) == "BatchNorm1d(3, eps=1e-05, momentum=None, affine=True, track_running_stats=True)"
+    assert sorted(dict(bn.named_buffers())) == ["num_batches_tracked", "running_mean", "running_var"]
+    xs = [RNG.standard_normal((4, 3)) for _ in range(3)]
+    for x in xs:
+        bn(t(x, fb.float32))
+    assert int(bn.num_batches_tracked) == 3
+    # momentum=None: the cumulative average of the batch statistics
+    np.testing.assert_allclose(bn.running_mean.numpy(), np.mean([x.mean(0) for x in xs], 0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(bn.running_var.numpy(), np.mean([x.var(0, ddof=1) for x in xs], 0), rtol=1e-5)
+    bn.eval()
+    x = RNG.standard_normal((2, 3))
+    expected = (x - bn.running_mean.numpy()) / np.sqrt(bn.running_var.numpy() + 1e-5)
+    np.testing.assert_allclose(bn(t(x, fb.float32)).detach().numpy(), expected, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match=r"expected 2D or 3D input \(got 4D input\)"):
+        bn(fb.zeros((1, 3, 1, 1)))
+    with pytest.raises(ValueError, match=r"expected 4D input \(got 3D input\)"):
+        nn.BatchNorm2d(3)(fb.zeros((2, 3, 4)))
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
+        nn.BatchNorm1d(3)(fb.zeros((1, 3)))
+    bn3 = nn.BatchNorm3d(2, affine=False, track_running_stats=False)
+    assert bn3.weight is None and bn3.running_mean is None
+    x = RNG.standard_normal((2, 2, 2, 2, 2))
+    bn3.eval()  # no running statistics: batch statistics even in evaluation
+    axes = (0, 2, 3, 4)
+    expected = ref_batch_norm(x, x.mean(axis=axes), x.var(axis=axes))
+    np.testing.assert_allclose(bn3(t(x)).numpy(), expected, rtol=1e-10)
+
+
+def test_norm_modules_parameters_and_repr():
+    from flambeau import nn
+
+    ln = nn.LayerNorm(4)
+    assert ln.normalized_shape == (4,) and repr(ln) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True)"
+    np.testing.assert_array_equal(ln.weight.detach().numpy(), np.ones(4))
+    np.testing.assert_array_equal(ln.bias.detach().numpy(), np.zeros(4))
+    assert nn.LayerNorm((2, 3), bias=False).bias is None
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    out = ln(t(x, fb.float32))
+    out.sum().backward()
+    assert ln.weight.grad is not None and tuple(ln.weight.grad.shape) == (4,)
+    gn = nn.GroupNorm(2, 4)
+    assert repr(gn) == "GroupNorm(2, 4, eps=1e-05, affine=True)"
+    with pytest.raises(ValueError, match="num_channels must be divisible by num_groups"):
+        nn.GroupNorm(3, 4)
+    rms = nn.RMSNorm([2, 3])
+    assert repr(rms) == "RMSNorm((2, 3), eps=None, elementwise_affine=True)"
+    assert tuple(rms(fb.ones((4, 2, 3))).shape) == (4, 2, 3)
+    inorm = nn.InstanceNorm2d(3)
+    assert repr(inorm) == "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False)"
+    x = RNG.standard_normal((3, 4, 5))  # unbatched (C, H, W)
+    got = inorm(t(x)).detach()
+    expected = (x - x.mean(axis=(1, 2), keepdims=True)) / np.sqrt(x.var(axis=(1, 2), keepdims=True) + 1e-5)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-10, atol=1e-12)
+    assert repr(nn.LocalResponseNorm(2)) == "LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)"

@@ -91,7 +91,7 @@ def _batch_norm_samples(dtype: str) -> list[Sample]:
         Sample((Arg((4, 3), dtype), Arg((3,), dtype), Arg((3,), dtype), rm, rv, True, 1e-5)),
         Sample((Arg((2, 3, 5), dtype), None, None, None, None, True, 1e-5), note="no affine, no running stats"),
         Sample((Arg((2, 3, 2, 3), dtype), Arg((3,), dtype), None, rm, rv, False, 1e-3), note="evaluation"),
-        Sample((Arg((3, 4), dtype, "transposed"), None, Arg((3,), dtype), None, None, True, 1e-5)),
+        Sample((Arg((3, 4), dtype, "transposed"), None, Arg((4,), dtype), None, None, True, 1e-5)),
     ]
 
 

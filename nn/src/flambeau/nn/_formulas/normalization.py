@@ -14,8 +14,15 @@ from flambeau.autograd.formula import Formula
 
 from .._ops import _norm_math as M
 
-_layer_norm_backward = fb.ops.function("nn_layer_norm_backward")
-_batch_norm_backward = fb.ops.function("nn_batch_norm_backward")
+_BOUND: dict[str, Any] = {}
+
+
+def _op(name: str) -> Any:
+    """The op ``name``, bound at first use: formulas are imported while the registry is being filled."""
+    fn = _BOUND.get(name)
+    if fn is None:
+        fn = _BOUND[name] = fb.ops.function(name)
+    return fn
 
 
 def _layer_norm(ctx: Any, grads: list) -> tuple:
@@ -29,7 +36,7 @@ def _layer_norm(ctx: Any, grads: list) -> tuple:
         gx, gw, gb = M.layer_norm_backward(g, input, mean, rstd, shape, weight)
     else:
         _, mean, rstd = ctx.result
-        gx, gw, gb = _layer_norm_backward(g, input, mean, rstd, shape, weight)
+        gx, gw, gb = _op("nn_layer_norm_backward")(g, input, mean, rstd, shape, weight)
     return (gx if ctx.needs(0) else None, None, gw if ctx.needs(2) else None, gb if ctx.needs(3) else None, None)
 
 
@@ -46,7 +53,7 @@ def _batch_norm(ctx: Any, grads: list) -> tuple:
             _, mean, var = M.batch_norm(input, None, None, None, None, True, eps)
         gx, gw, gb = M.batch_norm_backward(g, input, mean, var, weight, training, eps)
     else:
-        gx, gw, gb = _batch_norm_backward(g, input, mean, var, weight, training, eps)
+        gx, gw, gb = _op("nn_batch_norm_backward")(g, input, mean, var, weight, training, eps)
     return (gx if ctx.needs(0) else None, gw if ctx.needs(1) else None, gb if ctx.needs(2) else None,
             None, None, None, None)
 

@@ -7,15 +7,15 @@ import flambeau as fb
 from flambeau.autograd.formula import Formula
 
 from .._ops import sparse as S
+from .normalization import _op
 
-_embedding_backward = fb.ops.function("nn_embedding_backward")
 
 
 def _embedding(ctx: Any, grad: Any) -> tuple:
     weight_shape = ctx.shape(0)
     _, indices, padding_idx, scale = ctx.args
     # With create_graph the composite (index_add, differentiable in grad); else the fused op.
-    backward = S.embedding_backward if fb.is_grad_enabled() else _embedding_backward
+    backward = S.embedding_backward if fb.is_grad_enabled() else _op("nn_embedding_backward")
     return backward(grad, indices, weight_shape[0], padding_idx, scale), None, None, None
 
 
