@@ -102,10 +102,12 @@ void embedding_backward_typed(const std::vector<index_t>& idx, const T* g, T* ou
     for (index_t r = 0; r < rows; ++r) scale[r] = counts[r] ? T(1) / static_cast<T>(counts[r]) : T(0);
   }
   const index_t n = static_cast<index_t>(idx.size());
-  const int nthreads = static_cast<int>(std::max<index_t>(1, std::min<index_t>(threads_for(n * dim), rows)));
+  const int nthreads = static_cast<int>(std::max<index_t>(1, std::min<index_t>(threads_for(std::max(n, rows) * dim), rows)));
   parallel_team(nthreads, [&](int tid, int team) {
     index_t lo = 0, hi = 0;
     split_range(rows, tid, team, lo, hi);
+    // Each thread zeroes its own rows: the (fresh) output's pages are first touched in parallel.
+    if (hi > lo) std::memset(out + lo * dim, 0, static_cast<std::size_t>((hi - lo) * dim) * sizeof(T));
     add_rows(idx, g, out, by_freq ? &scale : nullptr, dim, padding, lo, hi);
   });
 }
@@ -125,7 +127,7 @@ bool copy_indices(const I* src, index_t n, index_t rows, std::vector<index_t>& d
   return ok;
 }
 
-// out (zeroed, (rows, dim)) += grad's rows at their indices; the padding row is left out.
+// out ((rows, dim), any contents) = the sum of grad's rows at their indices; the padding row is left out.
 void nn_embedding_backward(const py::array& grad, const py::array& indices, const py::array& out, index_t padding,
                            bool by_freq) {
   const char* op = "nn_embedding_backward";

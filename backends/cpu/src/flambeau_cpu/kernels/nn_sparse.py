@@ -34,8 +34,7 @@ def nn_embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by
     dim = grad.shape[-1]
     g = np.ascontiguousarray(grad, dtype=dt).reshape(-1, dim)
     direct = out.dtype == dt and out.flags.c_contiguous and out.flags.writeable
-    target = out if direct else np.empty(out.shape, dtype=dt)
-    target.fill(0)
+    target = out if direct else np.empty(out.shape, dtype=dt)  # the C++ code zeroes it
     padding = int(padding_idx) if padding_idx is not None and padding_idx >= 0 else -1
     _C.nn_embedding_backward(g, _indices(indices), target, padding, bool(scale_grad_by_freq))
     if not direct:

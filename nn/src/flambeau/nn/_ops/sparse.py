@@ -15,14 +15,15 @@ from flambeau import Tensor
 from flambeau.ops import OpDecl
 from flambeau.ops.meta import type_name
 
-_INDEX_TYPES = {"torch.int64": "Long", "torch.int32": "Int"}
+#: PyTorch's legacy tensor-type names, as its index-type errors print them (``FloatTensor``).
+_LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "bool": "Bool",
+           "uint8": "Byte", "int8": "Char", "int16": "Short", "complex64": "ComplexFloat",
+           "complex128": "ComplexDouble"}
 
 
 def check_indices(indices: Tensor, what: str = "embedding") -> None:
     if indices.dtype not in (fb.int64, fb.int32):
-        legacy = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                  "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short"}.get(str(indices.dtype).split(".")[-1],
-                                                                                           type_name(indices.dtype))
+        legacy = _LEGACY.get(str(indices.dtype).split(".")[-1], type_name(indices.dtype))
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {legacy}Tensor instead (while checking arguments for {what})")
 

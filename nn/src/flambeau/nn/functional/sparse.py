@@ -21,7 +21,7 @@ def _padding_index(padding_idx: int | None, num_embeddings: int) -> int:
 
 
 def _no_grad_embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
-    """Scale, in place, each row of ``weight`` that ``input`` looks up to a ``norm_type``-norm of at most ``max_norm``."""
+    """Scale, in place, each row of ``weight`` that ``input`` looks up to a norm of at most ``max_norm``."""
     with fb.no_grad():
         rows = fb.unique(input.reshape(-1))
         if rows.numel() == 0:

@@ -10,7 +10,7 @@ __all__ = ["CosineSimilarity", "PairwiseDistance"]
 
 
 class CosineSimilarity(Module):
-    r"""Cosine similarity between ``x1`` and ``x2`` along ``dim``; see :func:`flambeau.nn.functional.cosine_similarity`."""
+    r"""Cosine similarity of ``x1`` and ``x2`` along ``dim``; see :func:`flambeau.nn.functional.cosine_similarity`."""
 
     def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
         super().__init__()
@@ -22,7 +22,7 @@ class CosineSimilarity(Module):
 
 
 class PairwiseDistance(Module):
-    r"""The p-norm distance of ``x1 - x2 + eps`` over the last dim; see :func:`flambeau.nn.functional.pairwise_distance`."""
+    r"""The p-norm of ``x1 - x2 + eps`` over the last dim; see :func:`flambeau.nn.functional.pairwise_distance`."""
 
     def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
         super().__init__()
