@@ -351,3 +351,20 @@ def test_norm_modules_parameters_and_repr():
     expected = (x - x.mean(axis=(1, 2), keepdims=True)) / np.sqrt(x.var(axis=(1, 2), keepdims=True) + 1e-5)
     np.testing.assert_allclose(got.numpy(), expected, rtol=1e-10, atol=1e-12)
     assert repr(nn.LocalResponseNorm(2)) == "LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)"
+
+
+def test_lazy_norm_modules_infer_num_features():
+    from flambeau import nn
+
+    bn = nn.LazyBatchNorm2d(momentum=0.5)
+    x = RNG.standard_normal((2, 3, 4, 4)).astype(np.float32)
+    out = bn(t(x, fb.float32))
+    assert type(bn) is nn.BatchNorm2d and bn.num_features == 3
+    assert tuple(bn.weight.shape) == (3,) and int(bn.num_batches_tracked) == 1
+    np.testing.assert_allclose(bn.running_mean.numpy(), 0.5 * x.mean(axis=(0, 2, 3)), rtol=1e-5, atol=1e-6)
+    expected = ref_batch_norm(x.astype(np.float64), x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3)))
+    np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-4, atol=1e-5)
+    inorm = nn.LazyInstanceNorm1d(affine=True)
+    inorm(fb.ones((5, 7)))  # unbatched (C, L): C = 5
+    assert type(inorm) is nn.InstanceNorm1d and inorm.num_features == 5 and tuple(inorm.weight.shape) == (5,)
+    assert inorm.running_mean is None

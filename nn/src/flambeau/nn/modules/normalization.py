@@ -10,11 +10,13 @@ from flambeau import Tensor
 
 from .. import init
 from ..functional import normalization as F
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
-           "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+           "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 def _shape(normalized_shape: int | Sequence[int]) -> tuple[int, ...]:
@@ -287,3 +289,104 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+# -- lazy variants: num_features taken from the first input's dim 1 --------------------------------
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    weight: UninitializedParameter  # type: ignore[assignment]
+    bias: UninitializedParameter  # type: ignore[assignment]
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None) -> None:
+        # _NormBase with 0 features and nothing to allocate; the uninitialized tensors replace them.
+        super().__init__(0, eps, momentum, False, False, device, dtype)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            # Stored as they are: register_buffer turns a Buffer (UninitializedBuffer is one here)
+            # into a plain tensor, which could not be materialized later.
+            self._buffers["running_mean"] = UninitializedBuffer(device=device, dtype=dtype)
+            self._buffers["running_var"] = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = flambeau.tensor(0, dtype=flambeau.int64, device=device)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1] if input.dim() > 1 else input.shape[0]
+            with flambeau.no_grad():
+                if self.affine:
+                    self.weight.materialize((self.num_features,))
+                    self.bias.materialize((self.num_features,))
+                if self.track_running_stats:
+                    self.running_mean.materialize((self.num_features,))
+                    self.running_var.materialize((self.num_features,))
+                self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    r"""A :class:`BatchNorm1d` whose ``num_features`` is inferred from the first input's dim 1."""
+
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    r"""A :class:`BatchNorm2d` whose ``num_features`` is inferred from the first input's dim 1."""
+
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    r"""A :class:`BatchNorm3d` whose ``num_features`` is inferred from the first input's dim 1."""
+
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim
+
+
+class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device: Any = None, dtype: Any = None) -> None:
+        super().__init__(eps, momentum, affine, track_running_stats, device, dtype)
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if self.has_uninitialized_params():
+            unbatched = input.dim() == self._spatial + 1
+            channels = input.shape[0] if unbatched else input.shape[1]
+            self.num_features = channels
+            with flambeau.no_grad():
+                if self.affine:
+                    self.weight.materialize((channels,))
+                    self.bias.materialize((channels,))
+                if self.track_running_stats:
+                    self.running_mean.materialize((channels,))
+                    self.running_var.materialize((channels,))
+                self.reset_parameters()
+
+
+class LazyInstanceNorm1d(_LazyInstanceNorm):
+    r"""An :class:`InstanceNorm1d` whose ``num_features`` is inferred from the first input."""
+
+    cls_to_become = InstanceNorm1d
+    _spatial = 1
+
+
+class LazyInstanceNorm2d(_LazyInstanceNorm):
+    r"""An :class:`InstanceNorm2d` whose ``num_features`` is inferred from the first input."""
+
+    cls_to_become = InstanceNorm2d
+    _spatial = 2
+
+
+class LazyInstanceNorm3d(_LazyInstanceNorm):
+    r"""An :class:`InstanceNorm3d` whose ``num_features`` is inferred from the first input."""
+
+    cls_to_become = InstanceNorm3d
+    _spatial = 3
