@@ -208,7 +208,7 @@ def test_embedding_bag_module():
     from flambeau import nn
 
     bag = nn.EmbeddingBag(6, 2, mode="sum")
-    assert repr(bag) == "EmbeddingBag(6, 2, mode=sum)"
+    assert repr(bag) == "EmbeddingBag(6, 2, mode='sum')"
     i, offsets = idx([0, 1, 2, 5]), idx([0, 1])
     got = bag(i, offsets)
     w = bag.weight.detach().numpy()

@@ -297,7 +297,7 @@ def test_batchnorm_module_running_stats_and_eval():
     from flambeau import nn
 
     bn = nn.BatchNorm1d(3, momentum=None)
-    assert repr(bn) == "BatchNorm1d(3, eps=1e-05, momentum=None, affine=True, track_running_stats=True)"
+    assert repr(bn) == "BatchNorm1d(3, eps=1e-05, momentum=None, affine=True, bias=True, track_running_stats=True)"
     assert sorted(dict(bn.named_buffers())) == ["num_batches_tracked", "running_mean", "running_var"]
     xs = [RNG.standard_normal((4, 3)) for _ in range(3)]
     for x in xs:
@@ -329,23 +329,24 @@ def test_norm_modules_parameters_and_repr():
     from flambeau import nn
 
     ln = nn.LayerNorm(4)
-    assert ln.normalized_shape == (4,) and repr(ln) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True)"
+    assert ln.normalized_shape == (4,) and repr(ln) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)"
     np.testing.assert_array_equal(ln.weight.detach().numpy(), np.ones(4))
     np.testing.assert_array_equal(ln.bias.detach().numpy(), np.zeros(4))
     assert nn.LayerNorm((2, 3), bias=False).bias is None
+    assert nn.BatchNorm2d(3, bias=False).bias is None and nn.GroupNorm(1, 3, bias=False).bias is None
     x = RNG.standard_normal((3, 4)).astype(np.float32)
     out = ln(t(x, fb.float32))
     out.sum().backward()
     assert ln.weight.grad is not None and tuple(ln.weight.grad.shape) == (4,)
     gn = nn.GroupNorm(2, 4)
-    assert repr(gn) == "GroupNorm(2, 4, eps=1e-05, affine=True)"
+    assert repr(gn) == "GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)"
     with pytest.raises(ValueError, match="num_channels must be divisible by num_groups"):
         nn.GroupNorm(3, 4)
     rms = nn.RMSNorm([2, 3])
     assert repr(rms) == "RMSNorm((2, 3), eps=None, elementwise_affine=True)"
     assert tuple(rms(fb.ones((4, 2, 3))).shape) == (4, 2, 3)
     inorm = nn.InstanceNorm2d(3)
-    assert repr(inorm) == "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False)"
+    assert repr(inorm) == "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, track_running_stats=False)"
     x = RNG.standard_normal((3, 4, 5))  # unbatched (C, H, W)
     got = inorm(t(x)).detach()
     expected = (x - x.mean(axis=(1, 2), keepdims=True)) / np.sqrt(x.var(axis=(1, 2), keepdims=True) + 1e-5)

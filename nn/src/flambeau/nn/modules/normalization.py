@@ -29,7 +29,8 @@ class _NormBase(Module):
     """Parameters and running-statistics buffers shared by batch and instance norm."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: Any = None, dtype: Any = None) -> None:
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -38,9 +39,11 @@ class _NormBase(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(flambeau.empty(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(flambeau.empty(num_features, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
+        if affine and bias:
+            self.bias = Parameter(flambeau.empty(num_features, device=device, dtype=dtype))
+        else:
             self.register_parameter("bias", None)
         if track_running_stats:
             self.register_buffer("running_mean", flambeau.zeros(num_features, device=device, dtype=dtype))
@@ -63,14 +66,15 @@ class _NormBase(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class _BatchNorm(_NormBase):
@@ -127,8 +131,9 @@ class _InstanceNorm(_NormBase):
     _spatial = 1
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
-                 track_running_stats: bool = False, device: Any = None, dtype: Any = None) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input: Tensor) -> Tensor:
         batched = self._spatial + 2
@@ -204,7 +209,8 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
 
 
 class GroupNorm(Module):
@@ -216,7 +222,7 @@ class GroupNorm(Module):
     """
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
-                 device: Any = None, dtype: Any = None) -> None:
+                 device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -226,22 +232,26 @@ class GroupNorm(Module):
         self.affine = affine
         if affine:
             self.weight = Parameter(flambeau.empty(num_channels, device=device, dtype=dtype))
-            self.bias = Parameter(flambeau.empty(num_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
+        if affine and bias:
+            self.bias = Parameter(flambeau.empty(num_channels, device=device, dtype=dtype))
+        else:
             self.register_parameter("bias", None)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
 
 class RMSNorm(Module):
@@ -298,14 +308,16 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
     bias: UninitializedParameter  # type: ignore[assignment]
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: Any = None, dtype: Any = None) -> None:
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
         # _NormBase with 0 features and nothing to allocate; the uninitialized tensors replace them.
         super().__init__(0, eps, momentum, False, False, device, dtype)
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
         if track_running_stats:
             # Stored as they are: register_buffer turns a Buffer (UninitializedBuffer is one here)
             # into a plain tensor, which could not be materialized later.
@@ -323,7 +335,8 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
             with flambeau.no_grad():
                 if self.affine:
                     self.weight.materialize((self.num_features,))
-                    self.bias.materialize((self.num_features,))
+                    if self.bias is not None:
+                        self.bias.materialize((self.num_features,))
                 if self.track_running_stats:
                     self.running_mean.materialize((self.num_features,))
                     self.running_var.materialize((self.num_features,))
@@ -353,8 +366,9 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
 
 class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
-                 track_running_stats: bool = False, device: Any = None, dtype: Any = None) -> None:
-        super().__init__(eps, momentum, affine, track_running_stats, device, dtype)
+                 track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def initialize_parameters(self, input: Tensor) -> None:
         if self.has_uninitialized_params():
@@ -364,7 +378,8 @@ class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
             with flambeau.no_grad():
                 if self.affine:
                     self.weight.materialize((channels,))
-                    self.bias.materialize((channels,))
+                    if self.bias is not None:
+                        self.bias.materialize((channels,))
                 if self.track_running_stats:
                     self.running_mean.materialize((channels,))
                     self.running_var.materialize((channels,))
