@@ -346,7 +346,8 @@ def test_norm_modules_parameters_and_repr():
     assert repr(rms) == "RMSNorm((2, 3), eps=None, elementwise_affine=True)"
     assert tuple(rms(fb.ones((4, 2, 3))).shape) == (4, 2, 3)
     inorm = nn.InstanceNorm2d(3)
-    assert repr(inorm) == "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, track_running_stats=False)"
+    assert repr(inorm) == ("InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, "
+                           "track_running_stats=False)")
     x = RNG.standard_normal((3, 4, 5))  # unbatched (C, H, W)
     got = inorm(t(x)).detach()
     expected = (x - x.mean(axis=(1, 2), keepdims=True)) / np.sqrt(x.var(axis=(1, 2), keepdims=True) + 1e-5)
