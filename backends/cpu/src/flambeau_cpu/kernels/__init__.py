@@ -8,14 +8,12 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
     # The C++ extension (_C, behind `native` and `optim`) is required: a missing or broken build
     # fails the backend's load loudly rather than leaving numpy kernels silently in its place.
     from . import (blas, cumulative, elementwise, factories, fft_ops, index_ops, indexing, linalg, linalg_ops,
-                   matrix_exp, native, nn_normalization, nn_sparse, optim, pointwise, random, reductions, statistics,
-                   shape, sorting, views)
+                   matrix_exp, native, optim, pointwise, random, reductions, statistics, shape, sorting, views)
 
     # Later modules override earlier ones: `native` replaces numpy kernels where C++ is faster.
-    # `optim`'s and the `nn_*` kernels stay unused unless flambeau-optim / flambeau-nn declare their ops.
+    # `optim`'s kernels stay unused unless flambeau-optim declares their ops.
     modules = (elementwise, reductions, views, linalg, factories, indexing, pointwise, shape, index_ops, cumulative,
-               statistics, sorting, random, linalg_ops, matrix_exp, fft_ops, blas, native, optim,
-               nn_normalization, nn_sparse)
+               statistics, sorting, random, linalg_ops, matrix_exp, fft_ops, blas, native, optim)
     table: dict[str, Callable[..., Any]] = {}
     for module in modules:
         table.update(module.KERNELS)
@@ -26,6 +24,11 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
     for name in ACCUMULATING_OPS:
         if name in table:
             table[name] = accumulating(table[name])
+    # flambeau-nn's normalization and embedding kernels: unused unless that package declares their ops.
+    from . import nn_normalization, nn_sparse
+
+    table.update(nn_normalization.KERNELS)
+    table.update(nn_sparse.KERNELS)
     from .. import _threads
 
     _threads.share_new_pools()  # numpy's BLAS runs its parallel jobs on the kernels' OpenMP team
