@@ -70,4 +70,6 @@ def _linear_cases() -> list[OpCase]:
 
 def cases() -> list[OpCase]:
     """flambeau-nn's conformance cases (the ``flambeau.testing`` entry point)."""
-    return [*_linear_cases()]
+    from ._norm_conformance import embedding_cases, norm_cases
+
+    return [*_linear_cases(), *norm_cases(), *embedding_cases()]

@@ -30,6 +30,11 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
     for name in ACCUMULATING_OPS:
         if name in table:
             table[name] = accumulating(table[name])
+    # flambeau-nn's normalization and embedding kernels: unused unless that package declares their ops.
+    from . import nn_normalization, nn_sparse
+
+    table.update(nn_normalization.KERNELS)
+    table.update(nn_sparse.KERNELS)
     from .. import _threads
 
     _threads.share_new_pools()  # numpy's BLAS runs its parallel jobs on the kernels' OpenMP team
