@@ -65,16 +65,18 @@ def tensor_to(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 def to_device(tensor: Tensor, dev: _device) -> Tensor:
     """A copy on another device: through the host unless both are the same backend."""
     from .ops._dispatch import autograd_engine
-    from .ops._registry import TABLES
+    from .ops._registry import TABLES, check_dtype
 
     if tensor._conj:  # the copy holds the conjugated values
         tensor = tensor.resolve_conj()
     source = TABLES[tensor._device.type].backend
-    target = TABLES[dev.type].backend
+    target_table = TABLES[dev.type]
+    target = target_table.backend
     if source is target:
-        native = target.empty(tensor._data.shape, tensor._dtype, dev)
+        native = target_table.empty(tensor._data.shape, tensor._dtype, dev)
         target.copy_(native, tensor._data)
     else:
+        check_dtype(target, tensor._dtype)
         native = target.from_numpy(source.to_numpy(tensor._data), dev)
     result = wrap(native, tensor._dtype, dev)
     engine = autograd_engine()

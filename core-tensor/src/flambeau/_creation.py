@@ -12,7 +12,7 @@ from ._size import Size as _Size
 from ._tensor import Tensor, wrap
 from .ops._dispatch import factory_device
 from .ops.meta import checked_scalar
-from .ops._registry import FUNCTIONS, TABLES
+from .ops._registry import FUNCTIONS, TABLES, check_dtype
 
 
 def _backend(dev: _device) -> Any:
@@ -241,6 +241,7 @@ def tensor(data: Any, *, dtype: _dtypes.dtype | None = None, device: Any = None,
     if dtype is not None and not isinstance(data, np.ndarray):
         _check_overflow(array, dt)
     dev = factory_device(device)
+    check_dtype(_backend(dev), dt)  # before any copy: a dtype the device's backend does not declare
     if array.dtype.kind == "c" and not dt.is_complex:
         array = array.real  # PyTorch drops the imaginary part (with a warning) when casting to real
     target = dt.numpy_dtype

@@ -291,6 +291,9 @@ class Tensor:
         if self._conj:  # as numpy(), as PyTorch's
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
                                "Use tensor.resolve_conj().numpy() instead.")
+        if self._device.type != "cpu":  # never a silent copy from a device, as PyTorch's
+            raise TypeError(f"can't convert {self._device.type} device type tensor to numpy. "
+                            "Use Tensor.cpu() to copy the tensor to host memory first.")
         host = self._host()
         if host is self._data:  # the CPU backend's storage itself: hand out a view of it, never the object
             host = host.view()
