@@ -407,6 +407,7 @@ def _filled(name: str, size: tuple, value: Any, dtype: Any, device: Any, require
     dt = dtype or _dtypes.get_default_dtype()
     dev = factory_device(device)
     backend = _backend(dev)
+    check_dtype(backend, dt)
     if value is None:
         native = backend.empty(shape, dt, dev)
     else:  # PyTorch's checked conversion: RuntimeError when it does not fit, -1 is 255 for uint8

@@ -428,8 +428,9 @@ class Tensor:
     def cpu(self) -> "Tensor":
         return self.to("cpu")
 
-    def cuda(self, device: Any = None) -> "Tensor":
-        return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
+    def cuda(self, device: Any = None, non_blocking: bool = False) -> "Tensor":
+        return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device),
+                       non_blocking=non_blocking)
 
     def float(self) -> "Tensor":
         return self.to(_dtypes.float32)
