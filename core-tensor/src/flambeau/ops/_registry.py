@@ -168,6 +168,22 @@ def build_table(backend: Any, own_kernels: dict[str, Callable[..., Any]], distri
                           f"{reason}", PluginWarning, stacklevel=user_stacklevel())
             continue
         accepted[name] = kernel
-    table = KernelTable(backend, accepted)
+    from . import _checks
+
+    if _checks.enabled():  # FLAMBEAU_CHECK_KERNELS: checking wrappers, read once here (none otherwise)
+        accepted = _checks.wrap_kernels(backend, accepted, OPS)
+        table = KernelTable(backend, accepted)
+        table.empty = _checks.checked_allocator(backend, table.empty)
+        _checks.check_declared_dtypes(backend, _device_for(backend))
+    else:
+        table = KernelTable(backend, accepted)
     table.refused = refused
     return table
+
+
+def _device_for(backend: Any) -> Any:
+    """The device a backend's tensors go to when given none (its default index)."""
+    from .._device import device
+
+    index = backend.default_index()
+    return device(backend.name) if index is None else device(backend.name, index)
