@@ -129,7 +129,8 @@ def _describe(specs: list) -> str:
     return ", ".join(f"(shape {s}, dtype {d})" for s, d in specs)
 
 
-def wrap_kernels(backend: Any, kernels: dict[str, Callable[..., Any]], ops: dict[str, Any]) -> dict[str, Callable[..., Any]]:
+def wrap_kernels(backend: Any, kernels: dict[str, Callable[..., Any]],
+                 ops: dict[str, Any]) -> dict[str, Callable[..., Any]]:
     """The kernels of ``backend`` wrapped with the checks above (views against the CPU's kernels)."""
     from ._decl import COMPUTE, FACTORY, VIEW
 

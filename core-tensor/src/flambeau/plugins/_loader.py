@@ -104,7 +104,8 @@ def _load() -> tuple[Any, _discovery.PluginRecord] | None:
                 engine = (contribution.engine, record)
             else:
                 warnings.warn(f"flambeau: plugin {record.name!r} from {record.distribution} offers an autograd engine; "
-                              f"keeping the one from {engine[1].distribution}", _discovery.PluginWarning, stacklevel=_discovery.user_stacklevel())
+                              f"keeping the one from {engine[1].distribution}", _discovery.PluginWarning,
+                              stacklevel=_discovery.user_stacklevel())
     return engine
 
 
