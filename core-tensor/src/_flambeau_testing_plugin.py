@@ -9,6 +9,7 @@ environment where flambeau-core-tensor is installed, which is why it is a top-le
 from __future__ import annotations
 
 import fnmatch
+import os
 from typing import Any
 
 import pytest
@@ -27,6 +28,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{KEY_MARKER}(key): a flambeau conformance test, named by its xfail key")
+    if backend_name(config) is not None:
+        # The kit always checks kernel results against the ops' promises (flambeau.ops._checks),
+        # in backends loaded from here on: set before the backend under test builds its table.
+        os.environ.setdefault("FLAMBEAU_CHECK_KERNELS", "1")
 
 
 def backend_name(config: pytest.Config) -> str | None:

@@ -202,3 +202,39 @@ t.start(); t.join()
 print(json.dumps(seen[0]))
 """, site)
     assert out[0] is True and out[1][0] == "RuntimeError" and "strict" in out[1][1]
+
+
+# -- declared dtypes; copies from the host into existing buffers -----------------------------
+
+def test_a_backend_refuses_dtypes_it_does_not_declare(site):
+    out = run_json(PRELUDE + """
+cases = [lambda: fb.ones(2, dtype=fb.float16, device="fakedev"),
+         lambda: fb.tensor([1, 2], dtype=fb.int8, device="fakedev"),
+         lambda: fb.ones(2, dtype=fb.int8).to("fakedev"),
+         lambda: x.to(fb.float16)]
+print(json.dumps({"errors": [error(c) for c in cases], "ok": fb.ones(2, dtype=fb.int64, device="fakedev").tolist()}))
+""", site)
+    for (name, msg), dt in zip(out["errors"], ["float16", "int8", "int8", "float16"]):
+        assert name == "TypeError"
+        assert f"the 'fakedev' backend (flambeau-backend-fakedev 0.3.0) does not support flambeau.{dt}" in msg
+        assert "bool, float32, float64, int64" in msg
+    assert out["ok"] == [1, 1]
+
+
+def test_copy_from_host_default_and_non_blocking_reaches_the_backend(site):
+    out = run_json(PRELUDE + """
+backend = fb.plugins.loaded_backend("fakedev")
+dst = fb.zeros(2, 2, device="fakedev")
+backend.copy_from_host_(dst._data, np.array([[1, 2], [3, 4]], dtype=np.int64))  # the default: cast as copy_
+calls = []
+default = backend.copy_from_host_
+backend.copy_from_host_ = lambda d, a, non_blocking=False: (calls.append(non_blocking), default(d, a, non_blocking))
+y = fb.tensor([5.0, 6.0]).to("fakedev", non_blocking=True)
+z = fb.zeros(2, device="fakedev")
+z.copy_(fb.tensor([7.0, 8.0]), non_blocking=True)
+plain = fb.tensor([1.0]).to("fakedev")
+print(json.dumps({"dst": dst.tolist(), "y": y.tolist(), "z": z.tolist(), "calls": calls}))
+""", site)
+    assert out["dst"] == [[1.0, 2.0], [3.0, 4.0]]
+    assert out["y"] == [5.0, 6.0] and out["z"] == [7.0, 8.0]
+    assert out["calls"] == [True, True]  # the plain .to() goes through from_numpy

@@ -17,7 +17,6 @@ def _parse_to_args(tensor: Tensor, args: tuple, kwargs: dict) -> tuple[Any, Any,
     dev = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for arg in args:
@@ -40,6 +39,7 @@ def tensor_to(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
     kwargs = dict(kwargs)
     memory_format = kwargs.pop("memory_format", None)
+    non_blocking = bool(kwargs.pop("non_blocking", False))
     dev, dtype, copy = _parse_to_args(tensor, args, kwargs)
     if memory_format is not None:
         from ._api_shape import format_name
@@ -52,7 +52,7 @@ def tensor_to(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if dev is not None:
         dev = resolve_device(dev)
         if dev is not tensor._device:
-            result = to_device(tensor, dev)
+            result = to_device(tensor, dev, non_blocking)
             copy = False
     if dtype is not None and dtype is not result._dtype:
         result = FUNCTIONS["to_dtype"](result, dtype)
@@ -62,20 +62,30 @@ def tensor_to(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return result
 
 
-def to_device(tensor: Tensor, dev: _device) -> Tensor:
-    """A copy on another device: through the host unless both are the same backend."""
+def to_device(tensor: Tensor, dev: _device, non_blocking: bool = False) -> Tensor:
+    """A copy on another device: through the host unless both are the same backend.
+
+    ``non_blocking`` is passed to the target backend's ``copy_from_host_``, which may queue the
+    copy (a backend that cannot ignores it)."""
     from .ops._dispatch import autograd_engine
-    from .ops._registry import TABLES
+    from .ops._registry import TABLES, check_dtype
 
     if tensor._conj:  # the copy holds the conjugated values
         tensor = tensor.resolve_conj()
     source = TABLES[tensor._device.type].backend
-    target = TABLES[dev.type].backend
+    target_table = TABLES[dev.type]
+    target = target_table.backend
     if source is target:
-        native = target.empty(tensor._data.shape, tensor._dtype, dev)
+        native = target_table.empty(tensor._data.shape, tensor._dtype, dev)
         target.copy_(native, tensor._data)
     else:
-        native = target.from_numpy(source.to_numpy(tensor._data), dev)
+        check_dtype(target, tensor._dtype)
+        host = source.to_numpy(tensor._data)
+        if non_blocking:
+            native = target_table.empty(host.shape, tensor._dtype, dev)
+            target.copy_from_host_(native, host, non_blocking=True)
+        else:
+            native = target.from_numpy(host, dev)
     result = wrap(native, tensor._dtype, dev)
     engine = autograd_engine()
     if tensor._requires_grad and engine is not None:

@@ -12,7 +12,7 @@ from ._size import Size as _Size
 from ._tensor import Tensor, wrap
 from .ops._dispatch import factory_device
 from .ops.meta import checked_scalar
-from .ops._registry import FUNCTIONS, TABLES
+from .ops._registry import FUNCTIONS, TABLES, check_dtype
 
 
 def _backend(dev: _device) -> Any:
@@ -241,6 +241,7 @@ def tensor(data: Any, *, dtype: _dtypes.dtype | None = None, device: Any = None,
     if dtype is not None and not isinstance(data, np.ndarray):
         _check_overflow(array, dt)
     dev = factory_device(device)
+    check_dtype(_backend(dev), dt)  # before any copy: a dtype the device's backend does not declare
     if array.dtype.kind == "c" and not dt.is_complex:
         array = array.real  # PyTorch drops the imaginary part (with a warning) when casting to real
     target = dt.numpy_dtype
@@ -406,6 +407,7 @@ def _filled(name: str, size: tuple, value: Any, dtype: Any, device: Any, require
     dt = dtype or _dtypes.get_default_dtype()
     dev = factory_device(device)
     backend = _backend(dev)
+    check_dtype(backend, dt)
     if value is None:
         native = backend.empty(shape, dt, dev)
     else:  # PyTorch's checked conversion: RuntimeError when it does not fit, -1 is 255 for uint8

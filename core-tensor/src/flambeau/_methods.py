@@ -164,6 +164,16 @@ def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, de
                 requires_grad=requires_grad)
 
 
+def _near(self: Any, src: Any, non_blocking: bool) -> Any:
+    """``copy_``'s source, moved to the destination's device first when ``non_blocking`` asks the
+    transfer to be queued (the dispatcher moves it otherwise, synchronously)."""
+    if non_blocking and isinstance(src, Tensor) and src._device is not self._device:
+        from ._conversion import to_device
+
+        return to_device(src, self._device, non_blocking=True)
+    return src
+
+
 def _zero_(self: Tensor) -> Tensor:
     return FUNCTIONS["fill_"](self, 0)
 
@@ -261,7 +271,7 @@ _METHODS: dict[str, Any] = {
     "min": _OVERLOADS["min"],
     "swapaxes": _transpose_alias,
     "swapdims": _transpose_alias,
-    "copy_": lambda self, src, non_blocking=False: FUNCTIONS["copy_"](self, src),
+    "copy_": lambda self, src, non_blocking=False: FUNCTIONS["copy_"](self, _near(self, src, non_blocking)),
     "fill_": lambda self, value: FUNCTIONS["fill_"](self, value),
     "zero_": _zero_,
     "resize_": _resize_,

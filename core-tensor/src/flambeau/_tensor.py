@@ -291,6 +291,9 @@ class Tensor:
         if self._conj:  # as numpy(), as PyTorch's
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
                                "Use tensor.resolve_conj().numpy() instead.")
+        if self._device.type != "cpu":  # never a silent copy from a device, as PyTorch's
+            raise TypeError(f"can't convert {self._device.type} device type tensor to numpy. "
+                            "Use Tensor.cpu() to copy the tensor to host memory first.")
         host = self._host()
         if host is self._data:  # the CPU backend's storage itself: hand out a view of it, never the object
             host = host.view()
@@ -425,8 +428,9 @@ class Tensor:
     def cpu(self) -> "Tensor":
         return self.to("cpu")
 
-    def cuda(self, device: Any = None) -> "Tensor":
-        return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
+    def cuda(self, device: Any = None, non_blocking: bool = False) -> "Tensor":
+        return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device),
+                       non_blocking=non_blocking)
 
     def float(self) -> "Tensor":
         return self.to(_dtypes.float32)

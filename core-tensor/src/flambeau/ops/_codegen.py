@@ -170,6 +170,7 @@ def _shared_namespace() -> dict[str, Any]:
             "_zero_dim_common": _dispatch.zero_dim_common,
             "_no_tensor_error": _dispatch.no_tensor_error,
             "_unify": _dispatch.unify_devices,
+            "_cross": _dispatch.cross_device,
             "_factory_device": _dispatch.factory_device,
             "_run_compute": _dispatch.run_compute,
             "_run_view": _dispatch.run_view,
@@ -205,6 +206,7 @@ def render(decl: OpDecl, inplace: bool = False) -> str:
     first_tensor = None  # the first Tensor parameter's name, for zero_dim_common
     args_tuple = f"({', '.join(p.name for p in params)},)" if params else "()"
     conj_exit = _conj_exit(decl, args_tuple, inplace)  # see _conj_exit
+    cross = _cross_exit(decl, args_tuple, inplace)  # see _cross_exit
     lists = False  # whether a tensor list's loop sets `_cj`
     for p in params:
         kind = tensor_kind(p)
@@ -225,7 +227,7 @@ def render(decl: OpDecl, inplace: bool = False) -> str:
             if dev_state == "unset":
                 body += [f"_dev = {n}._device", f"_rg = {n}._requires_grad"]
             else:
-                body += _device_lines(n, dev_state, "")
+                body += _device_lines(n, dev_state, "", cross)
                 body.append(f"_rg = _rg or {n}._requires_grad")
             natives.append(f"{n}._data")
             body += conj_exit(f"{n}._conj", "")
@@ -238,7 +240,7 @@ def render(decl: OpDecl, inplace: bool = False) -> str:
             body.append(f"_n_{n} = []")
             body.append(f"for _t in {n}:")
             body.append(f"    if not isinstance(_t, _T): raise _type_error(_OP, {n!r}, _t)")
-            body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ")
+            body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ", cross)
             body.append("    _rg = _rg or _t._requires_grad")
             body.append("    if _t._conj: _cj = True")
             body.append(f"    _n_{n}.append(_t._data)")
@@ -247,14 +249,14 @@ def render(decl: OpDecl, inplace: bool = False) -> str:
             body.append(f"for _t in {n}:")
             body.append(f"    if _t is None: _n_{n}.append(None); continue")
             body.append(f"    if not isinstance(_t, _T): raise _type_error(_OP, {n!r}, _t)")
-            body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ")
+            body += _device_lines("_t", dev_state if dev_state == "known" else "maybe", "    ", cross)
             body.append("    _rg = _rg or _t._requires_grad")
             body.append("    if _t._conj: _cj = True")
             body.append(f"    _n_{n}.append(_t._data)")
         else:  # a tensor or a scalar (or None)
             body.append(f"if isinstance({n}, _T):")
             body += _zero_dim_lines(decl, params, first_tensor, n, "    ")
-            body += _device_lines(n, dev_state if dev_state == "known" else "maybe", "    ")
+            body += _device_lines(n, dev_state if dev_state == "known" else "maybe", "    ", cross)
             body.append(f"    _rg = _rg or {n}._requires_grad")
             body.append(f"    _n_{n} = {n}._data")
             body += conj_exit(f"{n}._conj", "    ")
@@ -461,10 +463,21 @@ def _view_lines(decl: OpDecl, params: list[_Placeholder], args_tuple: str, nativ
     ] if decl.composite is not None else [])
 
 
-def _device_lines(n: str, dev_state: str, indent: str) -> list[str]:
+def _device_lines(n: str, dev_state: str, indent: str, cross: str) -> list[str]:
+    cross = cross.replace("{n}", n)
     if dev_state == "maybe":
         return [
             f"{indent}if _dev is None: _dev = {n}._device",
-            f"{indent}elif {n}._device is not _dev: _dev = _unify(_OP, _dev, {n})",
+            f"{indent}elif {n}._device is not _dev: {cross}",
         ]
-    return [f"{indent}if {n}._device is not _dev: _dev = _unify(_OP, _dev, {n})"]
+    return [f"{indent}if {n}._device is not _dev: {cross}"]
+
+
+def _cross_exit(decl: OpDecl, args_tuple: str, inplace: bool) -> str:
+    """What a tensor on another device than the first does: a view op raises PyTorch's error
+    (``_unify``); any other op leaves for ``_dispatch.cross_device``, which moves what PyTorch
+    moves (a 0-dim CPU tensor, ``copy_``'s source) and calls this function again, or raises."""
+    if decl.kind == VIEW:
+        return "_dev = _unify(_OP, _dev, {n})"
+    with_out = decl.returns_out and not inplace
+    return f"return _cross(_OP, _SELF_ARGS, {args_tuple}, {'out' if with_out else 'None'}, {inplace})"

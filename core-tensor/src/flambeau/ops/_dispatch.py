@@ -497,16 +497,26 @@ def missing_kernel_message(op: OpDecl, backend: Any) -> str:
     )
 
 
-def _cpu_fallback(op, dev, args, out, inplace):
+def _by_declaration(op: OpDecl, fn: Callable[..., Any], args: tuple, **extra: Any) -> Any:
+    """``fn`` called with ``args`` (one per declared parameter) as the op's signature takes them:
+    keyword-only parameters by keyword (``prod(x, dim, keepdim, dtype=...)``)."""
+    positional = [a for a, p in zip(args, op.parameters) if p.kind is not p.KEYWORD_ONLY]
+    keywords = {p.name: a for a, p in zip(args, op.parameters) if p.kind is p.KEYWORD_ONLY}
+    return fn(*positional, *args[len(op.parameters):], **keywords, **extra)
+
+
+def _cpu_fallback(op: OpDecl, dev: Any, args: tuple, out: Any, inplace: bool) -> Any:
+    """Run ``op`` on copies of its inputs on the CPU and bring the result back to ``dev``."""
+    from ..plugins._discovery import user_stacklevel
     from ._registry import FUNCTIONS
 
     key = (dev.type, op.name)
     if key not in _fallback_warned:
         _fallback_warned.add(key)
         warnings.warn(f"flambeau: '{op.name}' has no kernel on '{dev.type}'; running it on the CPU (slow)",
-                      stacklevel=4)
+                      stacklevel=user_stacklevel())
     _fallback_counts[key] += 1
-    cpu = _device_cls("cpu")
+    cpu = _CPU
 
     def to_cpu(x):
         if isinstance(x, Tensor):
@@ -515,19 +525,20 @@ def _cpu_fallback(op, dev, args, out, inplace):
             return type(x)(to_cpu(i) for i in x)
         return x
 
-    cpu_args = [to_cpu(a) for a in args]
-    if inplace:  # `input` is written: compute on the CPU, copy the result back into it
-        return args[0].copy_(FUNCTIONS[op.name](*cpu_args).to(dev))
+    cpu_args = tuple(to_cpu(a) for a in args)
+    if inplace:  # the in-place form runs on a CPU copy of `input` (its checks included), copied back
+        _by_declaration(op, FUNCTIONS[op.name + "_"], cpu_args)
+        return args[0].copy_(cpu_args[0])
     if out is not None:  # the CPU op checks and resizes copies of `out`; the device's `out` follows
         outs = (out,) if isinstance(out, Tensor) else tuple(out)
         cpu_outs = tuple(o.to(cpu) for o in outs)
-        FUNCTIONS[op.name](*cpu_args, out=cpu_outs[0] if isinstance(out, Tensor) else cpu_outs)
+        _by_declaration(op, FUNCTIONS[op.name], cpu_args, out=cpu_outs[0] if isinstance(out, Tensor) else cpu_outs)
         for o, c in zip(outs, cpu_outs):
             if tuple(o.shape) != tuple(c.shape):
                 o._data = TABLES[dev.type].empty(tuple(c.shape), o._dtype, dev)
-            o.copy_(c.to(dev))
+            o.copy_(c)
         return out
-    result = FUNCTIONS[op.name](*cpu_args)
+    result = _by_declaration(op, FUNCTIONS[op.name], cpu_args)
     if isinstance(result, Tensor):
         return result.to(dev)
     moved = [r.to(dev) for r in result]
@@ -587,6 +598,50 @@ def no_tensor_error(op: OpDecl) -> Exception:
         except Exception:  # noqa: BLE001 - a check that cannot take empty lists: the generic error below
             pass
     return TypeError(f"{op.name}(): at least one argument must be a Tensor")
+
+
+def _tensors_in(args: tuple) -> list[Tensor]:
+    found: list[Tensor] = []
+    for a in args:
+        if isinstance(a, Tensor):
+            found.append(a)
+        elif isinstance(a, (list, tuple)):
+            found += [t for t in a if isinstance(t, Tensor)]
+    return found
+
+
+def _moved(arg: Any, move: Callable[[Tensor], Tensor]) -> Any:
+    if isinstance(arg, Tensor):
+        return move(arg)
+    if isinstance(arg, (list, tuple)) and any(isinstance(t, Tensor) for t in arg):
+        return type(arg)(move(t) if isinstance(t, Tensor) else t for t in arg)
+    return arg
+
+
+def cross_device(op: OpDecl, call: Callable[..., Any], args: tuple, out: Any, inplace: bool) -> Any:
+    """An op whose tensor inputs are on more than one device (its generated function sends it here).
+
+    As in PyTorch: ``copy_`` copies from any device (its source is moved to the destination's
+    device); a 0-dim CPU tensor combines with tensors of one other device (it is moved there),
+    unless it is the tensor written in place; anything else raises PyTorch's error, naming the
+    first two devices found. The op then runs again on the moved inputs.
+    """
+    from .._conversion import to_device
+
+    tensors = _tensors_in(args)
+    if op.name == "copy" and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
+        target = args[0]._device
+        return call(args[0], to_device(args[1], target))
+    devices = list(dict.fromkeys(t._device for t in tensors))
+    others = [d for d in devices if d.type != "cpu"]
+    movable = len(others) == 1 and all(t._device is others[0] or t.dim() == 0 for t in tensors)
+    if movable and inplace and args[0]._device.type == "cpu":
+        movable = False  # the tensor written in place stays where it is: PyTorch refuses
+    if not movable:
+        unify_devices(op, devices[0], next(t for t in tensors if t._device is not devices[0]))
+    target = others[0]
+    moved = tuple(_moved(a, lambda t: to_device(t, target) if t._device is not target else t) for a in args)
+    return call(*moved) if out is None else call(*moved, out)
 
 
 def unify_devices(op: OpDecl, current: Any, tensor: Tensor) -> Any:

@@ -33,7 +33,9 @@ class KernelTable(dict):
     def __init__(self, backend: Any, kernels: dict[str, Callable[..., Any]]):
         super().__init__(kernels)
         self.backend = backend
-        self.empty = backend.empty  # bound once: the allocator on the hot path
+        # bound once: the allocator on the hot path; a backend that declares only some dtypes
+        # gets one that refuses the others (a backend with all of them pays nothing)
+        self.empty = backend.empty if _declares_all_dtypes(backend) else _checked_allocator(backend)
         #: op name -> why its kernel was refused at load
         self.refused: dict[str, str] = {}
 
@@ -41,6 +43,38 @@ class KernelTable(dict):
         raise TypeError("kernel tables are frozen after load")
 
     __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _frozen  # type: ignore[assignment]
+
+
+def _declares_all_dtypes(backend: Any) -> bool:
+    from .._dtypes import ALL_DTYPES
+
+    return all(d in backend.dtypes for d in ALL_DTYPES)
+
+
+def unsupported_dtype_error(backend: Any, dtype: Any) -> TypeError:
+    """The error for a tensor of ``dtype`` on a backend that does not declare it."""
+    from ..plugins._loader import backend_distribution
+
+    declared = ", ".join(sorted(d.name for d in backend.dtypes))
+    return TypeError(f"the '{backend.name}' backend ({backend_distribution(backend.name)}) does not support "
+                     f"{dtype}: a tensor of that dtype cannot be created on or moved to it (it supports: {declared})")
+
+
+def check_dtype(backend: Any, dtype: Any) -> None:
+    """Raise :func:`unsupported_dtype_error` unless ``backend`` declares ``dtype``."""
+    if dtype not in backend.dtypes:
+        raise unsupported_dtype_error(backend, dtype)
+
+
+def _checked_allocator(backend: Any) -> Callable[..., Any]:
+    empty, dtypes = backend.empty, backend.dtypes
+
+    def checked_empty(shape: tuple, dtype: Any, device: Any) -> Any:
+        if dtype not in dtypes:
+            raise unsupported_dtype_error(backend, dtype)
+        return empty(shape, dtype, device)
+
+    return checked_empty
 
 
 class _Tables(dict):
@@ -116,7 +150,7 @@ def build_table(backend: Any, own_kernels: dict[str, Callable[..., Any]], distri
     A kernel for an op that no installed package declares is dropped; one whose parameters do
     not match its op's declaration is refused with a warning and listed in ``table.refused``.
     """
-    from ..plugins._discovery import PluginWarning
+    from ..plugins._discovery import PluginWarning, user_stacklevel
 
     merged = {name: (kernel, distribution) for name, kernel in own_kernels.items()}
     for name, kernel in HOOK_KERNELS.get(backend.name, {}).items():
@@ -131,9 +165,25 @@ def build_table(backend: Any, own_kernels: dict[str, Callable[..., Any]], distri
         if reason:
             refused[name] = f"{reason} (kernel from {provider})"
             warnings.warn(f"flambeau: backend {backend.name!r}: the kernel for {name!r} from {provider} is refused: "
-                          f"{reason}", PluginWarning, stacklevel=2)
+                          f"{reason}", PluginWarning, stacklevel=user_stacklevel())
             continue
         accepted[name] = kernel
-    table = KernelTable(backend, accepted)
+    from . import _checks
+
+    if _checks.enabled():  # FLAMBEAU_CHECK_KERNELS: checking wrappers, read once here (none otherwise)
+        accepted = _checks.wrap_kernels(backend, accepted, OPS)
+        table = KernelTable(backend, accepted)
+        table.empty = _checks.checked_allocator(backend, table.empty)
+        _checks.check_declared_dtypes(backend, _device_for(backend))
+    else:
+        table = KernelTable(backend, accepted)
     table.refused = refused
     return table
+
+
+def _device_for(backend: Any) -> Any:
+    """The device a backend's tensors go to when given none (its default index)."""
+    from .._device import device
+
+    index = backend.default_index()
+    return device(backend.name) if index is None else device(backend.name, index)

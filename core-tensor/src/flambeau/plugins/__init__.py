@@ -10,7 +10,7 @@ from __future__ import annotations
 from ._backend import CORE_API_VERSION, Backend
 from ._discovery import BACKEND_GROUP, PLUGIN_GROUP, PluginRecord, PluginWarning
 from ._hookspecs import FlambeauSpec, hookimpl, hookspec
-from ._loader import BackendUnavailable, load, loaded_backend
+from ._loader import BackendUnavailable, choose_backend, load, loaded_backend
 
 
 def plugins() -> list[PluginRecord]:
@@ -28,4 +28,5 @@ def backends() -> list[PluginRecord]:
 
 
 __all__ = ["Backend", "CORE_API_VERSION", "FlambeauSpec", "hookimpl", "hookspec", "PluginRecord", "PluginWarning",
-           "BackendUnavailable", "load", "PLUGIN_GROUP", "BACKEND_GROUP", "plugins", "backends", "loaded_backend"]
+           "BackendUnavailable", "load", "PLUGIN_GROUP", "BACKEND_GROUP", "plugins", "backends", "loaded_backend",
+           "choose_backend"]

@@ -67,6 +67,17 @@ class Backend:
         """Copy a native array to the host (the CPU backend returns it as it is)."""
         raise NotImplementedError
 
+    def copy_from_host_(self, dst: Any, array: np.ndarray, non_blocking: bool = False) -> None:
+        """Copy the host array ``array`` into the existing native ``dst`` (same shape; dtypes may
+        differ, cast as ``copy_`` casts).
+
+        ``non_blocking=True`` allows the copy to return before it completes (a device with
+        asynchronous transfers may queue it; the caller must not write to ``array`` until a
+        :meth:`synchronize`); a backend may ignore it and copy synchronously. The default builds it
+        from :meth:`from_numpy` and :meth:`copy_`, so older backends need not implement it.
+        """
+        self.copy_(dst, self.from_numpy(np.ascontiguousarray(array), self.device_of(dst)))
+
     def copy_(self, dst: Any, src: Any) -> None:
         """Copy ``src`` into ``dst`` of the same backend, broadcasting ``src``; dtypes may differ."""
         raise NotImplementedError

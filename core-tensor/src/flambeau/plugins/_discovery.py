@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import traceback
 import warnings
 from dataclasses import dataclass, field
@@ -38,25 +39,65 @@ class PluginRecord:
     ops: list[str] = field(default_factory=list)
     #: the (backend, op) kernels it registered through the hook
     kernels: list[tuple[str, str]] = field(default_factory=list)
+    #: whether the failure is one of versions (the core range it declares, or an ImportError of a
+    #: flambeau name), for which "reinstall a matching release" is the right advice
+    mismatch: bool = False
 
-    def fail(self, reason: str, error: BaseException | None = None) -> None:
+    def fail(self, reason: str, error: BaseException | None = None, *, mismatch: bool = False,
+             warn: bool = True) -> None:
         """Mark the entry point failed and warn, once: a second failure adds to the reason silently."""
         if self.status == "failed":
             self.reason += f"; then {reason}"
             return
         self.status, self.reason, self.error = "failed", reason, error
-        kind = "backend" if self.group == BACKEND_GROUP else "plugin"
-        warnings.warn(
-            f"flambeau: {kind} {self.name!r} from {self.distribution} {self.version} was not loaded: {reason}",
-            PluginWarning,
-            stacklevel=2,
-        )
+        self.mismatch = mismatch or is_flambeau_import_error(error)
+        if warn:
+            kind = "backend" if self.group == BACKEND_GROUP else "plugin"
+            warnings.warn(
+                f"flambeau: {kind} {self.name!r} from {self.distribution} {self.version} was not loaded: {reason}",
+                PluginWarning,
+                stacklevel=user_stacklevel(),
+            )
 
     @property
     def traceback(self) -> str:
         if self.error is None:
             return ""
         return "".join(traceback.format_exception(self.error))
+
+
+def is_flambeau_import_error(error: BaseException | None) -> bool:
+    """An ImportError of a flambeau module or name: the plugin was built against another core."""
+    if not isinstance(error, ImportError):
+        return False
+    return (error.name or "").partition(".")[0] == "flambeau"
+
+
+def _internal(filename: str) -> bool:
+    """Whether a frame's file is flambeau's (any distribution's part of the package), pluggy's or
+    the import machinery's: frames a warning should not point at."""
+    if filename.startswith(("<frozen importlib", "<flambeau ")):  # the import machinery; generated op functions
+        return True
+    pkg = sys.modules.get("flambeau")
+    roots = list(getattr(pkg, "__path__", ())) + [os.path.dirname(os.path.dirname(__file__))]
+    pluggy = sys.modules.get("pluggy")
+    if pluggy is not None and getattr(pluggy, "__file__", None):
+        roots.append(os.path.dirname(pluggy.__file__))
+    return any(filename.startswith(root + os.sep) for root in roots)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning point at the first frame outside flambeau (the
+    user's ``import flambeau``, the line that used a device, or a plugin's own code), for the
+    function that calls this one and then ``warnings.warn``."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and _internal(frame.f_code.co_filename):
+        frame = frame.f_back
+        # warnings.warn skips the import machinery's frames itself once stacklevel > 1
+        if frame is not None and not frame.f_code.co_filename.startswith("<frozen importlib"):
+            level += 1
+    return level if frame is not None else 1
 
 
 def disabled_plugins() -> set[str]:
@@ -213,7 +254,7 @@ def scan() -> tuple[list[PluginRecord], list[PluginRecord]]:
         else:
             reason = incompatibility(record._entry_point.dist)  # type: ignore[attr-defined]
             if reason:
-                record.fail(reason)
+                record.fail(reason, mismatch=True)
     return plugins, backends
 
 

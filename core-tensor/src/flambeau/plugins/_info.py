@@ -28,15 +28,16 @@ def _backend_lines(name: str, record: _discovery.PluginRecord, show_ops: bool) -
     from . import _loader
 
     was = record.status
-    lines = [f"  {name}: {record.distribution} {record.version} [{was}]"]
-    if record.status in ("failed", "disabled") or _loader.backend_records.get(name) is not record:
-        lines.append(f"    reason: {record.reason}")
-        return lines
+    head = f"  {name}: {record.distribution} {record.version}"
+    if record.status == "failed":
+        return [f"{head} [failed: {record.reason}]"]
+    if record.status == "disabled" or _loader.backend_records.get(name) is not record:
+        return [f"{head} [{was}]", f"    reason: {record.reason}"]
+    lines = [f"{head} [{was}]"]
     try:
         backend = _loader.loaded_backend(name)
-    except Exception as exc:  # noqa: BLE001 - the report lists what fails, it does not stop at it
-        lines.append(f"    could not load: {exc}")
-        return lines
+    except Exception:  # noqa: BLE001 - the report lists what fails, it does not stop at it
+        return [f"{head} [failed: {record.reason}]"]
     if was != "loaded":
         lines[0] = lines[0][: -len(f"[{was}]")] + "[not loaded; loaded for this report]"
     cov = coverage(name)
@@ -72,7 +73,8 @@ def report(show_ops: bool = False) -> str:
         lines.append("  (none: install flambeau-backend-cpu)")
     lines += ["", "Plugins:"]
     for record in _loader.plugin_records:
-        lines.append(f"  {record.name}: {record.distribution} {record.version} [{record.status}] - "
+        status = f"failed: {record.reason}" if record.status == "failed" else record.status
+        lines.append(f"  {record.name}: {record.distribution} {record.version} [{status}] - "
                      f"{len(record.ops)} ops, {len(record.kernels)} kernels")
         if record.ops:
             lines.append("    ops: " + ", ".join(record.ops))

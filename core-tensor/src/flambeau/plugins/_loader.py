@@ -5,6 +5,8 @@ It calls every hook, then freezes the registry; nothing here runs per op.
 """
 from __future__ import annotations
 
+import os
+import re
 import threading
 import warnings
 from typing import Any
@@ -102,19 +104,122 @@ def _load() -> tuple[Any, _discovery.PluginRecord] | None:
                 engine = (contribution.engine, record)
             else:
                 warnings.warn(f"flambeau: plugin {record.name!r} from {record.distribution} offers an autograd engine; "
-                              f"keeping the one from {engine[1].distribution}", _discovery.PluginWarning, stacklevel=2)
+                              f"keeping the one from {engine[1].distribution}", _discovery.PluginWarning,
+                              stacklevel=_discovery.user_stacklevel())
     return engine
 
 
 def _record_backends(backends: list[_discovery.PluginRecord]) -> None:
     all_backend_records[:] = backends
-    for record in backends:
-        other = backend_records.get(record.name)
-        if other is not None:
-            record.fail(f"the device type {record.name!r} is already provided by {other.distribution} "
-                        f"{other.version}; uninstall one of them")
-            continue
-        backend_records[record.name] = record
+    backend_records.clear()
+    unsettled.clear()
+    names = dict.fromkeys(r.name for r in backends)
+    for name in names:
+        _settle(name, warn=True)
+
+
+#: device type -> the entry points that claim it when none of them was given it (the user chooses)
+unsettled: dict[str, list[_discovery.PluginRecord]] = {}
+#: device type -> the distribution the user chose with choose_backend (normalised)
+_chosen: dict[str, str] = {}
+#: why a claimant lost its device type, set by _settle (the rest of a record's failures are its own)
+_LOST = "lost"
+
+
+def choice_variable(device_type: str) -> str:
+    """The environment variable that chooses which distribution provides ``device_type``."""
+    return "FLAMBEAU_BACKEND_" + re.sub(r"[^A-Za-z0-9]", "_", device_type).upper()
+
+
+def _choice(device_type: str) -> tuple[str, str] | None:
+    """``(normalised distribution, where the choice was made)``, or None when the user made none."""
+    if device_type in _chosen:
+        return _chosen[device_type], "flambeau.plugins.choose_backend"
+    var = choice_variable(device_type)
+    value = os.environ.get(var, "").strip()
+    return (_discovery._normalize(value), var) if value else None
+
+
+def _settle(name: str, warn: bool) -> None:
+    """Give the device type ``name`` to one of the entry points that claim it, or to none.
+
+    Only claimants still able to load compete (a disabled one, or one refused from its
+    metadata, claims nothing). The user's choice wins; else a name reserved to one of
+    flambeau's own distributions goes to it alone; else a single claimant gets it; several
+    claimants get nothing until the user chooses, and the warning names them all.
+    """
+    claimants = [r for r in all_backend_records if r.name == name
+                 and (r.status == "not loaded" or getattr(r, "_lost", False))]
+    for r in claimants:  # settled again (choose_backend): start from what the metadata said
+        if getattr(r, "_lost", False):
+            r.status, r.reason, r.error, r._lost = "not loaded", "", None, False  # type: ignore[attr-defined]
+    backend_records.pop(name, None)
+    unsettled.pop(name, None)
+    if not claimants:
+        # Only disabled or refused entry points: the first one is kept, so that using the device
+        # says why (disabled, or its failure) rather than that nothing provides it.
+        others = [r for r in all_backend_records if r.name == name]
+        if others:
+            backend_records[name] = others[0]
+        return
+    how = (f"set {choice_variable(name)}=<distribution> or call flambeau.plugins.choose_backend({name!r}, "
+           "<distribution>) before using the device")
+    choice = _choice(name)
+    reserved = KNOWN_BACKEND_DISTRIBUTIONS.get(name)
+    if choice is not None:
+        dist, where = choice
+        owner = next((r for r in claimants if _discovery._normalize(r.distribution) == dist), None)
+        why = (f"{where} chooses {dist} for the device type {name!r}" if owner is not None else
+               f"{where} chooses {dist} for the device type {name!r}, which does not provide it (claimed by "
+               + ", ".join(r.distribution for r in claimants) + ")")
+    elif reserved is not None:
+        owner = next((r for r in claimants if _discovery._normalize(r.distribution) == reserved), None)
+        why = (f"the device type {name!r} is reserved to flambeau's own {reserved}; to use this backend "
+               f"instead, set {choice_variable(name)}=<its distribution>")
+    elif len(claimants) == 1:
+        owner, why = claimants[0], ""
+    else:
+        owner = None
+        why = (f"the device type {name!r} is claimed by " + " and ".join(
+            f"{r.distribution} {r.version}" for r in claimants) + f", so neither gets it; {how}")
+    if owner is not None:
+        backend_records[name] = owner
+    else:
+        unsettled[name] = claimants
+    losers = [r for r in claimants if r is not owner]
+    for i, r in enumerate(losers):
+        # One warning for a name no one got (it names every claimant), one per refused claimant otherwise.
+        r.fail(why, warn=warn and (owner is not None or i == 0))
+        r._lost = True  # type: ignore[attr-defined]
+
+
+def choose_backend(device_type: str, distribution: str) -> None:
+    """Give ``device_type`` to ``distribution`` when several installed distributions claim it.
+
+    The same as setting ``FLAMBEAU_BACKEND_<DEVICE_TYPE>=distribution`` (the device type upper-cased,
+    other characters than letters and digits as ``_``) before ``import flambeau``. It must be called
+    before the device type is first used; it overrides the reservation of ``cpu``, ``cuda`` and
+    ``meta`` to flambeau's own backends.
+
+    Args:
+        device_type: the device type name, e.g. ``"npu"``.
+        distribution: the distribution that provides it, compared as PEP 503 normalises names.
+
+    Example::
+
+        >>> flambeau.plugins.choose_backend("npu", "acme-flambeau-npu")
+    """
+    if not isinstance(device_type, str) or not isinstance(distribution, str):
+        raise TypeError("choose_backend(): device_type and distribution must be str")
+    with _lock:
+        if dict.get(_dispatch.TABLES, device_type) is not None:
+            raise RuntimeError(f"choose_backend(): the '{device_type}' device is already in use (its backend from "
+                               f"{backend_records[device_type].distribution} is loaded); choose before first use, "
+                               f"or set {choice_variable(device_type)} before `import flambeau`")
+        if not any(r.name == device_type for r in all_backend_records):
+            raise ValueError(f"choose_backend(): no installed distribution provides the device type '{device_type}'")
+        _chosen[device_type] = _discovery._normalize(distribution)
+        _settle(device_type, warn=False)
 
 
 def _import_plugins(plugins: list[_discovery.PluginRecord]):
@@ -266,7 +371,7 @@ def _commit(record: _discovery.PluginRecord, c: _Contribution) -> None:
         if owner is not None:
             warnings.warn(f"flambeau: plugin {record.name!r} from {record.distribution} registers a kernel for "
                           f"{key}, which {owner} already registers; keeping the first",
-                          _discovery.PluginWarning, stacklevel=2)
+                          _discovery.PluginWarning, stacklevel=_discovery.user_stacklevel())
             continue
         HOOK_KERNELS.setdefault(backend_name, {})[op_name] = kernel
         HOOK_KERNEL_PROVIDERS[key] = record.distribution
@@ -275,7 +380,7 @@ def _commit(record: _discovery.PluginRecord, c: _Contribution) -> None:
         if op_name in GRADIENTS:
             warnings.warn(f"flambeau: plugin {record.name!r} from {record.distribution} registers a gradient for "
                           f"{op_name!r}, which {GRADIENT_PROVIDERS[op_name]} already registers; keeping the first",
-                          _discovery.PluginWarning, stacklevel=2)
+                          _discovery.PluginWarning, stacklevel=_discovery.user_stacklevel())
             continue
         GRADIENTS[op_name] = formula
         GRADIENT_PROVIDERS[op_name] = record.distribution
@@ -319,6 +424,9 @@ def load_backend(device_type: str) -> Any:
                 "`import flambeau` has finished (a plugin used it at import time; defer that work)"
             )
         record = backend_records.get(device_type)
+        if record is None and device_type in unsettled:
+            first = unsettled[device_type][0]
+            raise BackendUnavailable(f"no backend for the device type '{device_type}': {first.reason}")
         if record is None:
             dist = KNOWN_BACKEND_DISTRIBUTIONS.get(device_type)
             hint = f"install {dist}" if dist else "install the distribution that provides it"
@@ -372,11 +480,15 @@ def _build_backend(device_type: str, record: _discovery.PluginRecord) -> Any:
 
 
 def _failed_message(record: _discovery.PluginRecord) -> str:
-    return (
-        f"the '{record.name}' backend from {record.distribution} {record.version} failed to load: {record.reason}. "
-        f"To fix it, reinstall or upgrade {record.distribution} so that it matches flambeau-core-tensor "
-        f"{_discovery.core_version()} (`python -m flambeau info` shows what is installed), or uninstall it."
-    )
+    head = f"the '{record.name}' backend from {record.distribution} {record.version} failed to load: {record.reason}. "
+    if record.mismatch:
+        return head + (
+            f"To fix it, reinstall or upgrade {record.distribution} so that it matches flambeau-core-tensor "
+            f"{_discovery.core_version()} (`python -m flambeau info` shows what is installed), or uninstall it.")
+    cause = " (the original error is chained below)" if record.error is not None else ""
+    return head + (f"The failure is the backend's own{cause}: fix what it names, or skip the backend with "
+                   f"FLAMBEAU_DISABLE_PLUGINS={record.distribution} (`python -m flambeau info` shows what is "
+                   "installed).")
 
 
 def loaded_backend(device_type: str) -> Backend:

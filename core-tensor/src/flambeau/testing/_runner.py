@@ -338,7 +338,9 @@ def generic_errors(op: str, device: Any) -> Iterable[ErrorCase]:
                     if p.annotation in ("Tensor", "TensorOrScalar", "Tensor?") else 0)
     name = params[0].name
     yield ErrorCase(([1.0, 2.0], *rest), TypeError, f"argument '{name}' (position 1) must be Tensor, not list")
-    if getattr(device, "type", "cpu") != "cpu" and rest and isinstance(rest[0], Arg) and cpu_available():
+    # copy_ copies from any device, as PyTorch's (contract:mixed_devices checks it)
+    if getattr(device, "type", "cpu") != "cpu" and rest and isinstance(rest[0], Arg) and cpu_available() \
+            and op != "copy":
         on_cpu = Arg((2,), "float32", on_cpu=True)
         yield ErrorCase((Arg((2,), "float32"), on_cpu, *rest[1:]), RuntimeError,
                         "Expected all tensors to be on the same device")

@@ -1,6 +1,8 @@
 """The Backend contract itself: devices, allocation, fills, host transfers, copies, views."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -37,6 +39,9 @@ def test_empty(flambeau_backend, flambeau_device) -> None:
         for shape in ((), (0,), (3,), (2, 0, 3), (2, 3, 4)):
             t = flambeau.empty(shape, dtype=dt, device=flambeau_device)
             assert tuple(t.shape) == shape and t.dtype is dt and t.device == flambeau_device
+            assert t._data.dtype == dt.numpy_dtype, (
+                f"the backend declares {dt} but its allocator returns {t._data.dtype} arrays for it")
+            assert tuple(t._data.shape) == shape
             assert t.is_contiguous(), f"empty{shape} on {flambeau_device} is not contiguous: strides {t.stride()}"
             assert t.storage_offset() == 0
             assert flambeau_backend.storage_numel(t._data) >= t.numel()
@@ -128,13 +133,72 @@ def test_views_share_storage(flambeau_backend, flambeau_device, flambeau_compute
 
 
 @KIT("contract:mixed_devices")
-def test_mixed_devices(flambeau_backend, flambeau_device) -> None:
+def test_mixed_devices(flambeau_backend, flambeau_device, flambeau_computes_data) -> None:
     if flambeau_device.type == "cpu" or not cpu_available():
         pytest.skip("needs the CPU backend and a device other than the CPU")
     a = flambeau.ones(2, device=flambeau_device)
     b = flambeau.ones(2)
-    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+    message = f"Expected all tensors to be on the same device, but found at least two devices, {a.device} and cpu!"
+    with pytest.raises(RuntimeError, match=re.escape(message)):
         a + b
+    # as in PyTorch: a 0-dim CPU tensor combines with any device; copy_ copies across devices
+    for r, want in ((a + flambeau.tensor(2.0), [3.0, 3.0]), (flambeau.tensor(2.0) * a, [2.0, 2.0])):
+        assert r.device == a.device
+        if flambeau_computes_data:
+            np.testing.assert_array_equal(host_array(r), want)
+    dst = flambeau.zeros(2, 3, device=flambeau_device)
+    assert dst.copy_(flambeau.arange(6.0).reshape(2, 3)) is dst and dst.device == flambeau_device
+    if flambeau_computes_data:  # (a backend without data cannot be copied out of, as PyTorch's meta)
+        back = flambeau.zeros(2, 3).copy_(dst)
+        np.testing.assert_array_equal(host_array(back), np.arange(6.0).reshape(2, 3))
+    with pytest.raises(TypeError, match=re.escape(f"can't convert {flambeau_device.type} device type tensor")):
+        np.asarray(a)
+
+
+@KIT("contract:host_transfers_copy")
+def test_host_transfers_copy(flambeau_backend, flambeau_device, flambeau_computes_data) -> None:
+    """Writing to the host array a device tensor came from, or to what came back from the device,
+    must not change the device tensor (only the CPU backend may share memory with numpy)."""
+    _data_only(flambeau_computes_data)
+    source = np.arange(6.0, dtype=np.float32)
+    made = flambeau.tensor(source, device=flambeau_device)
+    source[0] = 100
+    assert host_array(made)[0] == 0, "flambeau.tensor(array, device=...) kept a reference to the numpy array"
+    if flambeau_device.type == "cpu":
+        return  # from_numpy and .cpu() share memory on the CPU, as in PyTorch
+    shared = np.arange(6.0, dtype=np.float32)
+    moved = flambeau.from_numpy(shared).to(flambeau_device)
+    shared[1] = 100
+    assert host_array(moved)[1] == 1, "Backend.from_numpy did not copy: a write to the host array reached the device"
+    back = moved.cpu()
+    back.numpy()[2] = 100
+    assert host_array(moved)[2] == 2, "Backend.to_numpy did not copy: a write to .cpu()'s result reached the device"
+    native_back = flambeau_backend.to_numpy(moved._data)
+    if native_back.flags.writeable:
+        native_back[3] = 100
+        assert host_array(moved)[3] == 3, "Backend.to_numpy returned the device's memory, not a copy"
+
+
+@KIT("contract:int_scalar_wrap")
+def test_int_scalars_outside_a_narrow_dtype_wrap_as_on_the_cpu(flambeau_backend, flambeau_device,
+                                                              flambeau_computes_data) -> None:
+    """A Python int outside a narrow integer dtype's range converts as PyTorch converts it (wrapping):
+    ``uint8 [250, 3] < 1000`` compares with 232; ``int8 + 300`` adds 44; results stay in the dtype."""
+    cases = [("uint8", [250, 3], "lt", 1000), ("int8", [1, 100], "add", 300), ("uint8", [250, 3], "mul", 300),
+             ("int8", [1, 100], "eq", 257), ("int16", [7, -7], "sub", 70000)]
+    for dtype, values, op, scalar in cases:
+        if getattr(flambeau, dtype) not in flambeau_backend.dtypes:
+            continue
+        t = flambeau.tensor(values, dtype=getattr(flambeau, dtype), device=flambeau_device)
+        result = getattr(flambeau, op)(t, scalar)
+        np_dtype = np.dtype(dtype)
+        wrapped = np.array(scalar).astype(np.int64).astype(np_dtype)  # two's complement, as PyTorch's cast
+        with np.errstate(over="ignore"):
+            expected = getattr(np, {"lt": "less", "add": "add", "mul": "multiply", "eq": "equal",
+                                    "sub": "subtract"}[op])(np.array(values, np_dtype), wrapped)
+        assert result.dtype.name == expected.dtype.name, f"{dtype} {op} {scalar}: dtype {result.dtype}"
+        if flambeau_computes_data:
+            np.testing.assert_array_equal(host_array(result), expected, err_msg=f"{dtype} {values} {op} {scalar}")
 
 
 @KIT("contract:repr")
