@@ -54,6 +54,18 @@ def test_every_dtype_roundtrips(dtype, tmp_path):
     _same(values, _roundtrip(values, tmp_path))
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@given(shape=st.lists(st.integers(0, 3), max_size=4))
+@settings(max_examples=15, deadline=None)
+def test_every_shape_roundtrips(dtype, shape):
+    # 0-d and empty tensors keep their shape (np.ascontiguousarray once turned 0-d into 1-d)
+    values = fb.from_numpy(np.arange(math.prod(shape), dtype=np.float64).reshape(shape)).to(dtype)
+    buf = io.BytesIO()
+    fb.save({"t": values}, buf)
+    buf.seek(0)
+    _same(values, fb.load(buf)["t"])
+
+
 def test_structure_roundtrips(tmp_path):
     obj = {
         "od": OrderedDict([("b", 1), ("a", 2)]),

@@ -122,9 +122,11 @@ class _Encoder:
         key = self.by_id.get(id(t))
         if key is None:
             key = str(len(self.arrays))
-            host = np.ascontiguousarray(t._host())
+            # np.asarray(order="C"), not np.ascontiguousarray, which makes 0-d arrays 1-d
+            host = np.asarray(t._host(), order="C")
             if t.is_complex():
-                host = np.ascontiguousarray(host.view(host.real.dtype).reshape(*host.shape, 2))
+                # (..., 1) first: numpy cannot change the itemsize of a 0-d array's dtype
+                host = host.reshape(*host.shape, 1).view(host.real.dtype)
             if host.dtype.byteorder == ">":
                 host = host.astype(host.dtype.newbyteorder("<"))
             self.arrays[key] = host

@@ -92,9 +92,23 @@ def options_from(args: argparse.Namespace) -> Options:
 
 
 def build_model(num_features: int, hidden: int, num_classes: int) -> Any:
+    """The MLP: ``Linear(num_features, hidden)``, ReLU, ``Linear(hidden, num_classes)``."""
     from flambeau import nn
 
-    return nn.Sequential(nn.Linear(num_features, hidden), nn.ReLU(), nn.Linear(hidden, num_classes))
+    return nn.Sequential(nn.Linear(num_features, hidden), _relu(nn), nn.Linear(hidden, num_classes))
+
+
+def _relu(nn: Any) -> Any:
+    if hasattr(nn, "ReLU"):
+        return nn.ReLU()
+
+    # flambeau.nn's activations land separately; until then, max(x, 0) as a parameterless module
+    # (the state_dict is the same: ReLU has no parameters).
+    class ReLU(nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x.clamp(min=0)
+
+    return ReLU()
 
 
 def build_optimizer(name: str, params: Any, lr: float) -> Any:
@@ -170,8 +184,9 @@ def _restore(path: str, opts: Options, split: Split, model: Any, optimizer: Any,
     return int(ckpt["epoch"]), history
 
 
-def train(opts: Options, out: TextIO = sys.stdout) -> History:
-    """Run the training described by ``opts``; print progress to ``out``; return the per-epoch history."""
+def train(opts: Options, out: TextIO | None = None) -> History:
+    """Run the training described by ``opts``; print progress to ``out`` (default: stdout); return the per-epoch history."""
+    out = sys.stdout if out is None else out
     import flambeau as fb
     from flambeau.nn import functional as F
     from flambeau.utils.data import DataLoader, TensorDataset
@@ -251,7 +266,7 @@ def _progress(loader: Any, epoch: int, opts: Options, out: TextIO) -> Any:
                 dynamic_ncols=True)
 
 
-def run_train(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def run_train(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """The ``flambeau train`` subcommand: 0 on success, 2 on bad data or checkpoint (message on stderr)."""
     try:
         train(options_from(args), out)
