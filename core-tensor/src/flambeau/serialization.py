@@ -102,7 +102,8 @@ class _Encoder:
             values = [self.encode(v, f"{where}[{k!r}]", depth + 1) for k, v in obj.items()]
             return {"$t": tag, "k": keys, "v": values}
         if type(obj) in (list, tuple):
-            return {"$t": type(obj).__name__, "v": [self.encode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(obj)]}
+            items = [self.encode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(obj)]
+            return {"$t": type(obj).__name__, "v": items}
         raise TypeError(f"flambeau.save cannot store an object of type {type(obj).__module__}.{type(obj).__qualname__} "
                         f"at {where}: it stores tensors, dicts, lists, tuples, numbers, strings, bools and None "
                         "(never pickled objects)")
@@ -253,7 +254,7 @@ def _foreign(data: bytes) -> str | None:
     return None
 
 
-def _parse(data: bytes | bytearray | memoryview, name: str) -> tuple[dict, dict[str, tuple[str, list[int], int, int]], int]:
+def _parse(data: bytes | bytearray | memoryview, name: str) -> tuple[dict, dict[str, tuple], int]:
     """Validate the safetensors layout: (metadata, {key: (st_dtype, shape, begin, end)}, data start)."""
     def bad(msg: str) -> CheckpointError:
         hint = _foreign(bytes(data[:8]))
@@ -278,7 +279,8 @@ def _parse(data: bytes | bytearray | memoryview, name: str) -> tuple[dict, dict[
     if not isinstance(header, dict):
         raise bad("its header is not a JSON object")
     metadata = header.pop("__metadata__", {}) or {}
-    if not isinstance(metadata, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+    if not isinstance(metadata, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
         raise bad("its __metadata__ is not a mapping of strings to strings")
     body = len(data) - 8 - n
     entries: dict[str, tuple[str, list[int], int, int]] = {}
@@ -386,7 +388,6 @@ class _Decoder:
         raise self.bad(f"its structure holds a node of unknown type {tag!r}")
 
     def tensor(self, node: dict) -> Any:
-        import flambeau
         from ._dtypes import _BY_NAME
 
         key, dtype_name = node.get("key"), node.get("dtype")

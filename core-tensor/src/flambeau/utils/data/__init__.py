@@ -17,6 +17,7 @@ from .sampler import (
 
 __all__ = [
     "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler",
-    "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
+    "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset",
+    "WeightedRandomSampler",
     "WorkerInfo", "default_collate", "default_convert", "get_worker_info", "random_split",
 ]

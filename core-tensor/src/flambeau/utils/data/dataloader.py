@@ -110,9 +110,11 @@ class DataLoader:
 
         if self._iterable:
             if shuffle not in {False, None}:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle={shuffle}")
+                raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle option, but got "
+                                 f"shuffle={shuffle}")
             if sampler is not None:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got sampler={sampler}")
+                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler option, but got "
+                                 f"sampler={sampler}")
             if batch_sampler is not None:
                 raise ValueError("DataLoader with IterableDataset: expected unspecified batch_sampler option, but got "
                                  f"batch_sampler={batch_sampler}")
@@ -121,7 +123,8 @@ class DataLoader:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last")
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
+                                 "and drop_last")
             batch_size = None
             drop_last = False
         elif batch_size is None and drop_last:

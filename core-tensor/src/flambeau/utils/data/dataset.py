@@ -66,8 +66,8 @@ class StackDataset(Dataset):
 
     def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
         if args and kwargs:
-            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output, "
-                             "but both types are given.")
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                             "input/output, but both types are given.")
         datasets = list(args) or list(kwargs.values())
         if not datasets:
             raise ValueError("At least one dataset should be passed")
@@ -194,7 +194,8 @@ def random_split(dataset: Dataset[T_co], lengths: Sequence[int | float], generat
         lengths = subset_lengths  # type: ignore[assignment]
         for i, length in enumerate(lengths):
             if length == 0:
-                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.", stacklevel=2)
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                              stacklevel=2)
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     if any(isinstance(x, float) for x in lengths) or any(x < 0 for x in lengths):

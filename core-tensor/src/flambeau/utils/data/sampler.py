@@ -130,7 +130,8 @@ class WeightedRandomSampler(Sampler[int]):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
         weights_tensor = flambeau.as_tensor(weights, dtype=flambeau.double)
         if weights_tensor.dim() != 1:
-            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights_tensor.shape)}")
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
         self.weights = weights_tensor
         self.num_samples = num_samples
         self.replacement = replacement

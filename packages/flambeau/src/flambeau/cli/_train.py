@@ -53,7 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     d = Options()
     parser.add_argument("--model", choices=MODELS, default=d.model,
                         help="the classifier: a multi-layer perceptron (a CNN comes with nn's convolutions)")
-    parser.add_argument("--epochs", type=_positive_int, default=d.epochs, help=f"passes over the data (default {d.epochs})")
+    parser.add_argument("--epochs", type=_positive_int, default=d.epochs,
+                        help=f"passes over the data (default {d.epochs})")
     parser.add_argument("--batch-size", type=_positive_int, default=d.batch_size,
                         help=f"images per step (default {d.batch_size})")
     parser.add_argument("--lr", type=_positive_float, default=d.lr, help=f"learning rate (default {d.lr})")
@@ -185,7 +186,7 @@ def _restore(path: str, opts: Options, split: Split, model: Any, optimizer: Any,
 
 
 def train(opts: Options, out: TextIO | None = None) -> History:
-    """Run the training described by ``opts``; print progress to ``out`` (default: stdout); return the per-epoch history."""
+    """Run the training described by ``opts``, printing to ``out`` (default: stdout); return the history."""
     out = sys.stdout if out is None else out
     import flambeau as fb
     from flambeau.nn import functional as F
