@@ -174,6 +174,15 @@ def test_resume_from_another_model_is_refused(tmp_path, capsys):
 
 
 @needs_nn
+def test_resume_from_a_corrupt_or_foreign_file_is_refused(tmp_path, capsys):
+    bad = tmp_path / "ckpt.safetensors"
+    bad.write_bytes(b"\x80\x04garbage")
+    assert main(["train", "--epochs", "1", "--out", str(tmp_path / "o"), "--no-progress", "--resume", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "pickle" in err
+
+
+@needs_nn
 def test_cli_train_end_to_end(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     assert main(["train", "--epochs", "2", "--out", str(tmp_path), "--no-progress"]) == 0

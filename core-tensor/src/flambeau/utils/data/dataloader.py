@@ -395,7 +395,7 @@ class _MultiProcessIter(_BaseIter):
         return data
 
     def _shutdown_workers(self) -> None:
-        if self._shutdown:
+        if getattr(self, "_shutdown", True):  # True too when __init__ failed before starting any worker
             return
         self._shutdown = True
         for q in self._index_queues:
