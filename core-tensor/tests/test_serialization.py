@@ -99,6 +99,12 @@ def test_same_tensor_object_stored_once_and_loaded_as_one(tmp_path):
     assert [k for k in header if k != "__metadata__"] == ["0"]
 
 
+def test_tensor_names_that_clash_stay_distinct(tmp_path):
+    obj = {"a.b": fb.ones(1), "a": {"b": fb.zeros(1)}, "__metadata__": fb.ones(2), "a.b#1": fb.ones(3),
+           "x": [fb.ones(4)]}
+    _same(obj, _roundtrip(obj, tmp_path))
+
+
 def test_requires_grad_kept(tmp_path):
     t = fb.ones(2, requires_grad=True) if _has_autograd() else fb.ones(2)
     assert _roundtrip(t, tmp_path).requires_grad == t.requires_grad
@@ -168,7 +174,7 @@ def test_safetensors_reads_the_tensors(tmp_path):
     w = fb.arange(6, dtype=fb.float32).reshape(2, 3)
     fb.save({"model": {"w": w, "b": fb.ones(2, dtype=fb.int64)}, "epoch": 3, "c": fb.tensor([1 + 2j])}, path)
     arrays = safetensors_numpy.load_file(str(path))
-    assert len(arrays) == 3
+    assert sorted(arrays) == ["c", "model.b", "model.w"]  # named by their place in the structure
     by_shape = {a.shape: a for a in arrays.values()}
     np.testing.assert_array_equal(by_shape[(2, 3)], np.arange(6, dtype=np.float32).reshape(2, 3))
     np.testing.assert_array_equal(by_shape[(2,)], np.ones(2, dtype=np.int64))

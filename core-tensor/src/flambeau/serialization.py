@@ -9,7 +9,8 @@ JSON and copies bytes: nothing in a file is ever executed. safetensors' own tool
 (complex tensors are stored as their real view with a trailing dimension of 2, since safetensors
 has no complex128; flambeau puts the dtype back).
 
-- The same tensor object referenced twice is stored once and loaded as one object; two different
+- Tensors are named by their place in the structure (`model.0.weight`). The same tensor object
+  referenced twice is stored once and loaded as one object; two different
   tensors that share memory (views of one another) are stored twice, as their values, and load as
   independent tensors.
 - Writes to a path are atomic: a temporary file in the same folder, fsync, rename. A file object
@@ -73,7 +74,7 @@ class _Encoder:
         self.by_id: dict[int, str] = {}
         self.keep: list[Any] = []  # keeps the tensors alive so that their ids stay unique
 
-    def encode(self, obj: Any, where: str, depth: int = 0) -> Any:
+    def encode(self, obj: Any, where: str, depth: int = 0, path: tuple[str, ...] = ()) -> Any:
         import flambeau
 
         if depth > MAX_DEPTH:
@@ -86,7 +87,7 @@ class _Encoder:
         if isinstance(obj, float):
             return obj if math.isfinite(obj) else {"$t": "float", "v": repr(obj)}
         if isinstance(obj, flambeau.Tensor):
-            return self._tensor(obj, where)
+            return self._tensor(obj, where, path)
         if isinstance(obj, flambeau.dtype):
             return {"$t": "dtype", "v": obj.name}
         if isinstance(obj, flambeau.device):
@@ -99,10 +100,10 @@ class _Encoder:
                 raise TypeError(f"flambeau.save cannot store a {type(obj).__qualname__} at {where}: only dict and "
                                 "OrderedDict mappings are stored (convert it with dict(...))")
             keys = [self._key(k, where) for k in obj]
-            values = [self.encode(v, f"{where}[{k!r}]", depth + 1) for k, v in obj.items()]
+            values = [self.encode(v, f"{where}[{k!r}]", depth + 1, (*path, str(k))) for k, v in obj.items()]
             return {"$t": tag, "k": keys, "v": values}
         if type(obj) in (list, tuple):
-            items = [self.encode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(obj)]
+            items = [self.encode(v, f"{where}[{i}]", depth + 1, (*path, str(i))) for i, v in enumerate(obj)]
             return {"$t": type(obj).__name__, "v": items}
         raise TypeError(f"flambeau.save cannot store an object of type {type(obj).__module__}.{type(obj).__qualname__} "
                         f"at {where}: it stores tensors, dicts, lists, tuples, numbers, strings, bools and None "
@@ -117,12 +118,17 @@ class _Encoder:
             return {"$t": "tuple", "v": [self._key(k, where) for k in key]}
         raise TypeError(f"flambeau.save cannot store a dict key of type {type(key).__qualname__} at {where}")
 
-    def _tensor(self, t: Any, where: str) -> dict:
+    def _tensor(self, t: Any, where: str, path: tuple[str, ...]) -> dict:
         if t.device.type == "meta":
             raise ValueError(f"flambeau.save cannot store the meta tensor at {where}: it has no data")
         key = self.by_id.get(id(t))
         if key is None:
-            key = str(len(self.arrays))
+            # named by its place in the structure ("model.0.weight"), so that safetensors' tools
+            # show useful names; a clash (a dict key containing dots) gets a suffix
+            base = key = ".".join(path) or "tensor"
+            n = 1
+            while key == "__metadata__" or key in self.arrays:
+                key, n = f"{base}#{n}", n + 1
             # np.asarray(order="C"), not np.ascontiguousarray, which makes 0-d arrays 1-d
             host = np.asarray(t._host(), order="C")
             if t.is_complex():
