@@ -17,7 +17,7 @@ def dev(*args: str, **env: str) -> subprocess.CompletedProcess:
 def test_help_lists_the_commands():
     result = dev("help")
     assert result.returncode == 0
-    for command in ("./dev demo", "./dev test", "./dev install", "./dev info", "./dev packages"):
+    for command in ("./dev train", "./dev demo", "./dev test", "./dev install", "./dev info", "./dev packages"):
         assert command in result.stdout
 
 
@@ -46,3 +46,11 @@ def test_help_shows_every_setting():
     for setting in settings:
         assert setting in result.stdout
     assert "set -euo" not in result.stdout
+
+
+def test_main_job_set_up_installs_no_test_tools_nor_mkl():
+    # `./dev train` installs the packages without their `testing` extras and without pytest/hypothesis.
+    text = (ROOT / "dev").read_text()
+    assert 'train) setup main; exec "$VENV/bin/flambeau" train "$@"' in text
+    assert '[[ "$profile" == full ]] && grep -Eq' in text  # extras only for the full set-up
+    assert '[[ "$profile" == full ]] && deps=("${TEST_DEPS[@]}")' in text

@@ -85,6 +85,23 @@ def get_num_threads() -> int:
     return loaded_backend("cpu").get_num_threads()
 
 
+def save(obj: object, f: object, pickle_module: object = None, pickle_protocol: object = 2,
+         _use_new_zipfile_serialization: bool = True) -> None:
+    """Save ``obj`` to a safetensors file (never a pickle); see :func:`flambeau.serialization.save`."""
+    from .serialization import save as _save
+
+    _save(obj, f, pickle_module, pickle_protocol, _use_new_zipfile_serialization)  # type: ignore[arg-type]
+
+
+def load(f: object, map_location: object = None, pickle_module: object = None, *, weights_only: bool | None = True,
+         mmap: bool | None = None, **pickle_load_args: object) -> object:
+    """Load what :func:`save` wrote (never unpickles); see :func:`flambeau.serialization.load`."""
+    from .serialization import load as _load
+
+    return _load(f, map_location, pickle_module, weights_only=weights_only, mmap=mmap,  # type: ignore[arg-type]
+                 **pickle_load_args)
+
+
 from .plugins import _loader  # noqa: E402
 from . import _methods  # noqa: E402
 

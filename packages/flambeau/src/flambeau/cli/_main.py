@@ -22,6 +22,16 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"flambeau {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("demo", help="run a short tour of tensors, then a small training run")
+    from ._train import add_arguments
+
+    train = sub.add_parser(
+        "train",
+        help="train a classifier on the bundled 8x8 digits (or MNIST-format IDX files), save and plot it",
+        description="Train an MLP on the 1,797 bundled 8x8 digits (or on MNIST-format IDX files with --data), "
+                    "with a progress bar per epoch; print the test accuracy, save a checkpoint (fb.save) and a "
+                    "PNG plot of the training loss and test accuracy per epoch.",
+    )
+    add_arguments(train)
     sub.add_parser(
         "info",
         help="print the environment for bug reports (same as `python -m flambeau info`)",
@@ -50,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         return _forward_info(extra)
     if extra:
         _build_parser().error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command == "train":
+        from ._train import run_train
+
+        return run_train(args)
     from ._demo import run_demo
 
     return run_demo()

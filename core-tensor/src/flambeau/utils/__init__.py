@@ -1,0 +1,11 @@
+"""flambeau.utils: helpers around the tensor library (``flambeau.utils.data``: datasets, samplers, DataLoader).
+
+Subpackages are imported on first use, so ``import flambeau`` does not pay for them.
+"""
+from __future__ import annotations
+
+import pkgutil as _pkgutil
+
+# Other distributions may ship flambeau/utils/<name> too.
+__path__ = _pkgutil.extend_path(__path__, __name__)
+del _pkgutil
