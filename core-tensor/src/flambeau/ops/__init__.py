@@ -78,21 +78,88 @@ def kernel_table(device_type: str) -> dict[str, Callable[..., Any]]:
     return dict(TABLES[device_type])
 
 
-def manifest() -> dict[str, Any]:
-    """The primitive ops a backend must implement, with their signatures and the core API version."""
+def manifest(tier: str | None = None) -> dict[str, Any]:
+    """The op manifest: the core API version, and every declared op with its signature, kind and
+    tier (``"core"``, ``"decomposed"``, ``"host"`` or ``"extended"``: see :attr:`OpDecl.effective_tier`).
+
+    Args:
+        tier: only the ops of this tier (``"core"``: the set every backend implements).
+
+    ``primitive_ops`` lists the ops with no composite at all (the core tier, and the extended ops
+    that a backend needs a kernel of its own for).
+    """
+    if tier is not None and tier not in TIER_NAMES:
+        raise ValueError(f"manifest(): tier must be one of {', '.join(TIER_NAMES)}, not {tier!r}")
+    ops = {name: {"signature": d.signature, "kind": d.kind, "tier": d.effective_tier, "declared_by": d.provider}
+           for name, d in sorted(OPS.items()) if tier is None or d.effective_tier == tier}
     primitives = {name: {"signature": d.signature, "kind": d.kind, "declared_by": d.provider}
-                  for name, d in sorted(OPS.items()) if d.primitive}
-    return {"core_api_version": CORE_API_VERSION, "primitive_ops": primitives}
+                  for name, d in sorted(OPS.items()) if d.primitive and (tier is None or d.effective_tier == tier)}
+    return {"core_api_version": CORE_API_VERSION, "tier": tier or "all", "ops": ops, "primitive_ops": primitives,
+            "counts": {t: sum(1 for d in OPS.values() if d.effective_tier == t) for t in TIER_NAMES}}
 
 
-def manifest_json() -> str:
+#: The tiers of the manifest, from what a backend must implement to what it never needs to.
+TIER_NAMES = ("core", "extended", "decomposed", "host")
+
+
+def manifest_json(tier: str | None = None) -> str:
     import json  # here, not at import: only `flambeau info`-like tools ask for it
 
-    return json.dumps(manifest(), indent=2, sort_keys=True)
+    return json.dumps(manifest(tier), indent=2, sort_keys=True)
+
+
+#: How a backend runs an op, in ``coverage``: its own kernel; a decomposition that reaches its
+#: kernels; one that goes through the host (numpy); or not at all.
+HOW = ("kernel", "decomposition", "host", "missing")
 
 
 def coverage(device_type: str) -> dict[str, str]:
-    """For each declared op, how a backend runs it: ``"kernel"``, ``"composite"`` or ``"missing"``."""
+    """For each declared op, how a backend runs it: ``"kernel"`` (its own), ``"decomposition"``
+    (a composite whose ops all run there, recursively), ``"host"`` (such a composite that
+    computes through the host) or ``"missing"``.
+
+    A composite that does not declare the ops it uses (``OpDecl.uses`` is None) counts as a
+    decomposition wherever the backend implements the whole core tier, and as missing elsewhere.
+
+    Example::
+
+        >>> fb.ops.coverage("cpu")["add"]
+        'kernel'
+    """
     table = TABLES[device_type]
-    return {name: "kernel" if name in table else "composite" if d.composite is not None else "missing"
-            for name, d in sorted(OPS.items())}
+    return _resolve_all(table)
+
+
+def runnable_ops(device_type: str) -> set[str]:
+    """The ops that run on a backend, natively or by decomposition (``coverage`` not ``"missing"``)."""
+    return {name for name, how in coverage(device_type).items() if how != "missing"}
+
+
+def _resolve_all(table: Any) -> dict[str, str]:
+    state: dict[str, str] = {}
+    has_core = all(name in table for name, d in OPS.items() if d.tier == "core")
+
+    def how(name: str, stack: frozenset) -> str:
+        known = state.get(name)
+        if known is not None:
+            return known
+        d = OPS.get(name)
+        if d is None:
+            return "missing"
+        if name in table:
+            result = "kernel"
+        elif d.composite is None or name in stack:
+            result = "missing"
+        elif d.uses is None:
+            result = "decomposition" if has_core else "missing"
+        else:
+            inner = [how(u, stack | {name}) for u in d.uses if u != name]
+            if "missing" in inner:
+                result = "missing"
+            else:
+                result = "host" if d.host or "host" in inner else "decomposition"
+        if not stack:  # a result found inside a cycle's search may depend on where it started
+            state[name] = result
+        return result
+
+    return {name: how(name, frozenset()) for name in sorted(OPS)}
