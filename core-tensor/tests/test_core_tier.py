@@ -61,10 +61,11 @@ def test_every_decomposition_reaches_the_core_tier():
     table = CoreOnly({n: None for n, d in OPS.items() if d.tier == "core"})
     cov = _resolve_all(table)
     for name, d in OPS.items():
-        if d.effective_tier == "decomposed":
+        if d.uses is not None:  # the decompositions written for the core tier
             assert cov[name] == "decomposition", name
-        elif d.effective_tier == "core":
+        elif d.tier == "core":
             assert cov[name] == "kernel"
+    assert fb.ops.tiers()["vander"] == "extended"  # an older composite on cumprod, which has no decomposition
 
 
 def test_coverage_follows_the_uses_of_a_decomposition():
@@ -77,7 +78,18 @@ def test_coverage_follows_the_uses_of_a_decomposition():
     assert cov["log2"] == "missing"  # log2 = log(x) / ln 2
     assert cov["logsumexp"] == "missing"
     assert cov["sigmoid"] == "decomposition"  # exp, add, div
-    assert cov["reshape"] == "missing"  # a composite that does not list its ops: only on a whole core tier
+    assert cov["reshape"] == "decomposition"  # its ops read from its code: view, clone...
+
+
+def test_the_ops_of_an_older_composite_are_read_from_its_code():
+    from flambeau.ops import _resolve_all
+    from flambeau.ops._uses import inferred_uses
+
+    assert "cumprod" in inferred_uses(OPS["vander"].composite, OPS)  # vander: a cumulative product
+    table = {n: None for n, d in OPS.items() if d.tier == "core"}
+    assert _resolve_all(table)["vander"] == "missing"  # cumprod has no decomposition (extended)
+    table["cumprod"] = None
+    assert _resolve_all(table)["vander"] == "decomposition"
 
 
 def test_cpu_coverage_counts_and_runnable_ops():
@@ -216,3 +228,20 @@ def test_random_decompositions_have_their_distributions():
     assert abs(float(b.mean()) - 0.3) < 0.01
     r = _decomposed("randint", 3, 7, (10_000,), g)
     assert r.dtype == fb.int64 and set(r.unique().tolist()) == {3, 4, 5, 6}
+
+
+def test_host_decompositions_match_the_kernels_and_are_counted_apart():
+    x = fb.tensor([[3.0, np.nan, 1.0, 3.0], [-1.0, 2.0, 2.0, -5.0]], dtype=fb.float64)
+    for descending in (False, True):
+        got, expected = _decomposed("sort", x, 1, descending), fb.sort(x, 1, descending, stable=True)
+        _close(got[0].numpy(), expected[0].numpy())
+        _close(got[1].numpy(), expected[1].numpy())
+        _close(_decomposed("argsort", x, 0, descending).numpy(), fb.argsort(x, 0, descending, stable=True).numpy())
+    clean = fb.where(x.isnan(), 0.5, x)
+    for g, e in zip(_decomposed("topk", clean, 2), fb.topk(clean, 2)):
+        _close(g.numpy(), e.numpy())
+    _close(_decomposed("cumprod", clean, 1).numpy(), fb.cumprod(clean, 1).numpy())
+    perm = _decomposed("randperm", 50)
+    assert perm.dtype == fb.int64 and sorted(perm.tolist()) == list(range(50))
+    assert fb.ops.tiers()["sort"] == "host" and fb.ops.tiers()["randperm"] == "host"
+    assert fb.ops.manifest()["counts"]["host"] >= 6

@@ -101,7 +101,7 @@ def div(input, other, rounding_mode, out):
     dt = _work_dtype(out.dtype)
     a, b = _operand(input, dt), _operand(other, dt)
     if dt.kind in "iu" and np.any(b == 0):
-        raise ZeroDivisionError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError")  # PyTorch's message for integer division by zero
     with np.errstate(all="ignore"):
         if rounding_mode is None:
             r = a / b
@@ -153,19 +153,30 @@ def _erf(x):
 
 
 exp, log, sqrt, sin, cos = (_elementwise(f) for f in (np.exp, np.log, np.sqrt, np.sin, np.cos))
-atan2 = _elementwise(np.arctan2)
+def atan2(input, other, out):
+    if all(isinstance(a, np.ndarray) and a.dtype.kind in "biu" for a in (input, other)):
+        # integers: computed in the float type numpy gives them (float16 for 8-bit), as the CPU does
+        with np.errstate(all="ignore"):
+            _store(out, np.arctan2(input, other))
+        return
+    _elementwise(np.arctan2)(input, other, out=out)
 erf = _elementwise(_erf)
 
 
+def _floating(dtype: np.dtype) -> bool:
+    """Floating or complex: ml_dtypes' bfloat16 has numpy kind 'V', not 'f'."""
+    return dtype.kind in "fc" or dtype.name in _HALF
+
+
 def floor(input, out):
-    _store(out, np.floor(input) if input.dtype.kind in "fc" else input)
+    _store(out, np.floor(input.astype(_work_dtype(input.dtype))) if _floating(input.dtype) else input)
 
 
 def round(input, decimals, out):
-    if input.dtype.kind not in "fc":
+    if not _floating(input.dtype):
         _store(out, input)
         return
-    x = input.astype(_work_dtype(out.dtype))
+    x = input.astype(np.float64 if out.dtype.itemsize > 4 else np.float32)
     with np.errstate(all="ignore"):
         _store(out, np.round(x) if decimals == 0 else np.round(x * 10.0 ** decimals) / 10.0 ** decimals)
 
@@ -503,9 +514,9 @@ def _engine(generator):
 def uniform(input, from_, to, generator, out):
     rng = _engine(generator).numpy
     low, high = float(from_), float(to)
-    if out.dtype.kind == "c":
-        parts = rng.random(out.shape + (2,))
-        _store(out, low + (high - low) * (parts[..., 0] + 1j * parts[..., 1]))
+    if out.dtype.kind == "c":  # each part uniform in [from, to)
+        parts = low + (high - low) * rng.random(out.shape + (2,))
+        _store(out, parts[..., 0] + 1j * parts[..., 1])
         return
     draw = rng.random(out.shape, dtype=np.float32 if out.dtype.itemsize <= 4 else np.float64)
     values = (low + (high - low) * draw).astype(out.dtype)
@@ -541,6 +552,8 @@ def arange(start, end, step, dtype, device, requires_grad, out):
 
 def nonzero(input, as_tuple):
     if input.ndim == 0:
+        if as_tuple:  # a 0-d input gives one index tensor, as if it were 1-d
+            return (_device_array(np.zeros(int(input != 0), dtype=np.int64)),)
         coords = np.zeros((int(input != 0), 0), dtype=np.int64)
     else:
         coords = np.argwhere(input).astype(np.int64)

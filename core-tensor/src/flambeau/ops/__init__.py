@@ -26,7 +26,7 @@ from ._registry import FUNCTIONS, GRADIENTS, OPS, TABLES
 __all__ = [
     "OpDecl", "COMPUTE", "VIEW", "DYNAMIC", "FACTORY", "fn", "function", "declarations", "gradients",
     "kernel_table", "manifest", "enable_cpu_fallback", "fallback_stats", "set_strict", "is_strict",
-    "set_default_device", "get_default_device", "coverage",
+    "set_default_device", "get_default_device", "coverage", "runnable_ops", "tiers",
 ]
 
 
@@ -90,12 +90,22 @@ def manifest(tier: str | None = None) -> dict[str, Any]:
     """
     if tier is not None and tier not in TIER_NAMES:
         raise ValueError(f"manifest(): tier must be one of {', '.join(TIER_NAMES)}, not {tier!r}")
-    ops = {name: {"signature": d.signature, "kind": d.kind, "tier": d.effective_tier, "declared_by": d.provider}
-           for name, d in sorted(OPS.items()) if tier is None or d.effective_tier == tier}
+    of = tiers()
+    ops = {name: {"signature": d.signature, "kind": d.kind, "tier": of[name], "declared_by": d.provider}
+           for name, d in sorted(OPS.items()) if tier is None or of[name] == tier}
     primitives = {name: {"signature": d.signature, "kind": d.kind, "declared_by": d.provider}
-                  for name, d in sorted(OPS.items()) if d.primitive and (tier is None or d.effective_tier == tier)}
+                  for name, d in sorted(OPS.items()) if d.primitive and (tier is None or of[name] == tier)}
     return {"core_api_version": CORE_API_VERSION, "tier": tier or "all", "ops": ops, "primitive_ops": primitives,
-            "counts": {t: sum(1 for d in OPS.values() if d.effective_tier == t) for t in TIER_NAMES}}
+            "counts": {t: sum(1 for v in of.values() if v == t) for t in TIER_NAMES}}
+
+
+def tiers() -> dict[str, str]:
+    """Each declared op's tier: ``"core"``; ``"decomposed"`` (runs on a backend with only the
+    core tier); ``"host"`` (likewise, through the host); ``"extended"`` (a backend with only the
+    core tier cannot run it: no decomposition, or one that needs an extended op)."""
+    core_only = _resolve_all({name: None for name, d in OPS.items() if d.tier == "core"})
+    names = {"kernel": "core", "decomposition": "decomposed", "host": "host", "missing": "extended"}
+    return {name: names[how] for name, how in core_only.items()}
 
 
 #: The tiers of the manifest, from what a backend must implement to what it never needs to.
@@ -118,8 +128,8 @@ def coverage(device_type: str) -> dict[str, str]:
     (a composite whose ops all run there, recursively), ``"host"`` (such a composite that
     computes through the host) or ``"missing"``.
 
-    A composite that does not declare the ops it uses (``OpDecl.uses`` is None) counts as a
-    decomposition wherever the backend implements the whole core tier, and as missing elsewhere.
+    A composite that does not declare the ops it uses (``OpDecl.uses`` is None) has them read
+    from its code (``flambeau.ops._uses``).
 
     Example::
 
@@ -136,8 +146,9 @@ def runnable_ops(device_type: str) -> set[str]:
 
 
 def _resolve_all(table: Any) -> dict[str, str]:
+    from ._uses import inferred_uses
+
     state: dict[str, str] = {}
-    has_core = all(name in table for name, d in OPS.items() if d.tier == "core")
 
     def how(name: str, stack: frozenset) -> str:
         known = state.get(name)
@@ -150,10 +161,9 @@ def _resolve_all(table: Any) -> dict[str, str]:
             result = "kernel"
         elif d.composite is None or name in stack:
             result = "missing"
-        elif d.uses is None:
-            result = "decomposition" if has_core else "missing"
         else:
-            inner = [how(u, stack | {name}) for u in d.uses if u != name]
+            uses = d.uses if d.uses is not None else inferred_uses(d.composite, OPS)
+            inner = [how(u, stack | {name}) for u in uses if u != name]
             if "missing" in inner:
                 result = "missing"
             else:

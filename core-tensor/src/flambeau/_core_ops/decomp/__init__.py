@@ -62,6 +62,6 @@ def _cast(result: Any, dt: Any) -> Any:
 
 def load() -> dict[str, tuple[Callable[..., Any], tuple[str, ...], bool]]:
     """Every decomposition, its modules imported."""
-    from . import blas, factories, indexing, pointwise, random, reductions, shape  # noqa: F401 - they register
+    from . import blas, factories, host, indexing, pointwise, random, reductions, shape  # noqa: F401 - they register
 
     return DECOMPOSITIONS

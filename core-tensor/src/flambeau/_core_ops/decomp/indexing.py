@@ -20,10 +20,24 @@ def _wrapped(index: Tensor, size: int) -> Tensor:
     return op("where")(index < 0, index + size, index)
 
 
-@decomposition("index_select", "reshape expand gather")
+def _first_outside(index: Tensor, low: int, high: int) -> int | None:
+    """The first entry of ``index`` outside ``[low, high)``, or None: a data-dependent check, made on
+    the device with core ops, before any index reaches ``gather`` or ``scatter``."""
+    if index.numel() == 0:
+        return None
+    bad = (index < low) | (index >= high)
+    if not bool(op("sum")(bad).item()):
+        return None
+    return int(op("masked_select")(index, bad).reshape(-1)[0].item())
+
+
+@decomposition("index_select", "reshape expand gather lt ge bitwise_or sum masked_select")
 def _index_select(x: Tensor, dim: Any, index: Tensor) -> Tensor:
-    if x._data.ndim == 0:
-        return op("gather")(x.reshape(1), 0, index.reshape(-1)).reshape(index._data.shape)
+    size = x._data.shape[wrap_dim(dim, x._data.ndim)] if x._data.ndim else 1
+    if _first_outside(index, 0, size) is not None:
+        raise IndexError("index out of range in self")
+    if x._data.ndim == 0:  # a 0-d input (its index has one element) gives a 0-d result
+        return op("gather")(x.reshape(1), 0, index.reshape(-1)).reshape(())
     dim = wrap_dim(dim, x._data.ndim)
     index = index.reshape(-1)
     shape = list(x._data.shape)
@@ -31,10 +45,13 @@ def _index_select(x: Tensor, dim: Any, index: Tensor) -> Tensor:
     return op("gather")(x, dim, _along(index, dim, tuple(shape)))
 
 
-@decomposition("take", "reshape lt add where gather")
+@decomposition("take", "reshape lt add where gather ge bitwise_or sum masked_select")
 def _take(x: Tensor, index: Tensor) -> Tensor:
     flat = x.reshape(-1)
     n = flat._data.shape[0]
+    bad = _first_outside(index, -n, n)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
     picked = op("gather")(flat, 0, _wrapped(index.reshape(-1), n))
     return picked.reshape(index._data.shape)
 
@@ -79,9 +96,13 @@ def _bool() -> Any:
     return _dtypes.bool
 
 
-@decomposition("index_fill", "scatter lt add where reshape expand to_dtype")
+@decomposition("index_fill", "scatter lt ge bitwise_or sum masked_select add where reshape expand to_dtype")
 def _index_fill(x: Tensor, dim: Any, index: Tensor, value: Any) -> Tensor:
     dim = wrap_dim(dim, x._data.ndim) if x._data.ndim else 0
+    size = x._data.shape[dim] if x._data.ndim else 1
+    bad = _first_outside(index, -size, size)
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
     if isinstance(value, Tensor):
         value = as_dtype(value, x._dtype)
     return op("where")(_dim_mask(x, dim, index), value, x)
@@ -99,8 +120,13 @@ def _index_add(x: Tensor, dim: Any, index: Tensor, source: Tensor, alpha: Any = 
     return op("scatter_add")(x, dim, _along(index.reshape(-1), dim, tuple(source._data.shape)), source)
 
 
-@decomposition("index_copy", "scatter reshape expand to_dtype")
+@decomposition("index_copy", "scatter lt ge bitwise_or sum masked_select reshape expand to_dtype")
 def _index_copy(x: Tensor, dim: Any, index: Tensor, source: Tensor) -> Tensor:
+    d = wrap_dim(dim, x._data.ndim) if x._data.ndim else 0
+    size = x._data.shape[d] if x._data.ndim else 1
+    bad = _first_outside(index, 0, size)
+    if bad is not None:
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}")
     if x._data.ndim == 0:
         return as_dtype(source.reshape(()), x._dtype).clone()
     dim = wrap_dim(dim, x._data.ndim)
@@ -134,6 +160,8 @@ def _masked_scatter(x: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     k = op("cumsum")(m, 0) - 1
     k = op("where")(m, k, 0)
     flat_source = source.reshape(-1)
+    if int(op("sum")(m).item()) > flat_source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
     if flat_source.numel() == 0:
         return x.expand(shape).clone()
     taken = op("gather")(flat_source, 0, k)

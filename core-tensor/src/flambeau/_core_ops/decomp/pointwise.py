@@ -203,20 +203,19 @@ def _frac(x: Tensor) -> Tensor:
     return x - op("trunc")(x)
 
 
-@_unary("sign", "gt lt to_dtype sub ne where sgn")
+@_unary("sign", "gt lt to_dtype sub abs div eq where")
 def _sign(x: Tensor) -> Tensor:
     if x._dtype.name == "bool":
         return x
     if is_complex(x):
-        return op("sgn")(x)
-    s = (x > 0).to(x._dtype) - (x < 0).to(x._dtype)
-    return _where(x != x, x, s) if x._dtype.is_floating_point else s  # NaN stays NaN
+        return _sgn(x)
+    return (x > 0).to(x._dtype) - (x < 0).to(x._dtype)  # NaN: 0, as PyTorch
 
 
-@_unary("sgn", "sign abs div eq where")
+@_unary("sgn", "gt lt to_dtype sub abs div eq where")
 def _sgn(x: Tensor) -> Tensor:
     if not is_complex(x):
-        return op("sign")(x)
+        return _sign(x)
     a = op("abs")(x)
     return _where(a == 0, 0j, x / _where(a == 0, 1.0, a))
 
@@ -235,7 +234,7 @@ def _angle(x: Tensor) -> Tensor:
         return op("atan2")(parts.select(-1, 1), parts.select(-1, 0))
     dt = result_dtype("angle", x)
     x = as_dtype(x, dt)
-    return _where(x != x, x, _where(x < 0, math.pi, 0.0))
+    return _where(x != x, x, _where(x < 0, scalar_like(math.pi, x), scalar_like(0.0, x)))
 
 
 # -- classification -------------------------------------------------------------------
@@ -363,16 +362,37 @@ def _floor_divide(a: Tensor, b: Any) -> Tensor:
     return op("div")(a, b, rounding_mode="floor")
 
 
-@decomposition("remainder", "div mul sub to_dtype")
+def _infinite_divisor(a: Any, b: Any) -> Any:
+    """Where a finite ``a`` meets an infinite ``b`` (there ``a - q * b`` is NaN, the result is not)."""
+    if not (a._dtype.is_floating_point if isinstance(a, Tensor) else isinstance(a, float)):
+        return None
+    b_t = b if isinstance(b, Tensor) else scalar_like(b, a)
+    a_t = a if isinstance(a, Tensor) else scalar_like(a, b_t)
+    return (op("abs")(b_t) == math.inf) & (op("abs")(a_t) < math.inf), a_t, b_t
+
+
+@decomposition("remainder", "div mul sub abs eq lt ne bitwise_and bitwise_xor where to_dtype")
 def _remainder(a: Tensor, b: Any) -> Tensor:
     a, b = _binary_operands("remainder", a, b)
-    return a - op("div")(a, b, rounding_mode="floor") * b
+    r = a - op("div")(a, b, rounding_mode="floor") * b
+    inf = _infinite_divisor(a, b)
+    if inf is None:
+        return r
+    mask, a_t, b_t = inf
+    # Python's rule: x % inf is x when their signs agree (or x is 0), else inf itself
+    differ = ((a_t < 0) ^ (b_t < 0)) & (a_t != 0)
+    return _where(mask, _where(differ, b_t, a_t), r)
 
 
-@decomposition("fmod", "div mul sub to_dtype")
+@decomposition("fmod", "div mul sub abs eq lt bitwise_and where to_dtype")
 def _fmod(a: Tensor, b: Any) -> Tensor:
     a, b = _binary_operands("fmod", a, b)
-    return a - op("div")(a, b, rounding_mode="trunc") * b
+    r = a - op("div")(a, b, rounding_mode="trunc") * b
+    inf = _infinite_divisor(a, b)
+    if inf is None:
+        return r
+    mask, a_t, _ = inf
+    return _where(mask, a_t, r)  # fmod(x, inf) is x
 
 
 @decomposition("copysign", "abs signbit where neg to_dtype")
@@ -480,3 +500,17 @@ def _complex(real: Tensor, imag: Tensor) -> Tensor:
     parts.select(-1, 0).copy_(real)
     parts.select(-1, 1).copy_(imag)
     return out
+
+
+@decomposition("linalg_cross", "select unsqueeze mul sub cat expand to_dtype")
+def _linalg_cross(a: Tensor, b: Tensor, dim: int = -1) -> Tensor:
+    from ...ops._registry import OPS
+    from ...ops.meta import wrap_dim
+
+    shape, dt = OPS["linalg_cross"].meta(a, b, dim)
+    a, b = as_dtype(a.expand(shape), dt), as_dtype(b.expand(shape), dt)
+    d = wrap_dim(dim, len(shape))
+    x = [a.select(d, i) for i in range(3)]
+    y = [b.select(d, i) for i in range(3)]
+    parts = [x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]]
+    return op("cat")([p.unsqueeze(d) for p in parts], d)

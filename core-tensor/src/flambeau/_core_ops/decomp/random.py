@@ -7,7 +7,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from . import decomposition
-from ._util import op, result_dtype
+from ._util import as_dtype, op, result_dtype
 
 
 def _uniform(shape: Any, like_dtype: Any, device: Any, generator: Any) -> Tensor:
@@ -49,9 +49,19 @@ def _randint(low: int, high: int, size: Any, generator: Any = None, dtype: Any =
     return op("random")(empty(tuple(size), dtype=dt, device=device), low, high, generator=generator)
 
 
-@decomposition("normal", "uniform log sub mul sqrt cos add to_dtype")
+@decomposition("normal", "uniform log sub mul sqrt cos add view_as_complex to_dtype")
 def _normal(x: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    if x._dtype.is_complex:  # each part normal, with the variance split between them, as PyTorch
+        parts = _standard_normal(tuple(x._data.shape) + (2,), _real(x._dtype), x._device, generator)
+        parts = as_dtype(parts, _real(x._dtype)) * (std / math.sqrt(2)) + mean
+        return op("view_as_complex")(parts)
     return _standard_normal(x._data.shape, x._dtype, x._device, generator) * std + mean
+
+
+def _real(dt: Any) -> Any:
+    from ... import _dtypes
+
+    return _dtypes.float64 if dt is _dtypes.complex128 else _dtypes.float32
 
 
 @decomposition("normal_size", "uniform log sub mul sqrt cos add to_dtype")
@@ -61,8 +71,10 @@ def _normal_size(mean: float, std: float, size: Any, generator: Any = None, dtyp
     return _standard_normal(size, dt, device, generator) * std + mean
 
 
-@decomposition("normal_tensor", "uniform log sub mul sqrt cos add to_dtype")
+@decomposition("normal_tensor", "uniform log sub mul sqrt cos add lt sum to_dtype")
 def _normal_tensor(mean: Any, std: Any, generator: Any = None) -> Tensor:
+    if isinstance(std, Tensor) and std.numel() and bool(op("sum")(std < 0).item()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
     spec = _spec("normal_tensor", mean, std, generator)
     like = mean if isinstance(mean, Tensor) else std
     return _standard_normal(spec[0], spec[1], like._device, generator) * std + mean
@@ -74,9 +86,11 @@ def _spec(name: str, *args: Any) -> Any:
     return OPS[name].meta(*args)
 
 
-@decomposition("bernoulli", "uniform lt to_dtype")
+@decomposition("bernoulli", "uniform lt gt bitwise_or sum to_dtype")
 def _bernoulli(x: Tensor, p: Any = None, generator: Any = None) -> Tensor:
     p = x if p is None else p
+    if isinstance(p, Tensor) and p.numel() and bool(op("sum")((p < 0) | (p > 1)).item()):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true")
     return _uniform(x._data.shape, x._dtype, x._device, generator) < p
 
 

@@ -13,11 +13,18 @@ def _dims_arg(x: Tensor, dim: Any) -> tuple[int, ...]:
     return reduced_dims(x, dim)
 
 
+def _accumulator(dt: Any) -> Any:
+    """The dtype a reduction accumulates in: float32 for the half types (the core's promise)."""
+    from ... import _dtypes
+
+    return _dtypes.float32 if dt in (_dtypes.float16, _dtypes.bfloat16) else dt
+
+
 @decomposition("mean", "sum div to_dtype")
 def _mean(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     dt = result_dtype("mean", x, dim, keepdim, dtype)
     dims = _dims_arg(x, dim)
-    total = op("sum")(as_dtype(x, dt), dims, keepdim)
+    total = op("sum")(as_dtype(x, dt), dims, keepdim, dtype=_accumulator(dt))
     return total / count(x, dims)  # 0 / 0 is NaN for an empty reduction, as PyTorch
 
 
@@ -89,7 +96,7 @@ def _std_mean(x: Tensor, dim: Any = None, correction: Any = None, keepdim: bool 
 @decomposition("logsumexp", "amax abs eq where sub exp sum log add squeeze to_dtype")
 def _logsumexp(x: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     dt = result_dtype("logsumexp", x, dim, keepdim)
-    x = as_dtype(x, dt)
+    x = as_dtype(x, _accumulator(dt))
     dims = _dims_arg(x, dim)
     if x.numel() == 0:
         return op("log")(op("sum")(op("exp")(x), dims, keepdim))
@@ -120,7 +127,7 @@ def _vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False
     dt = result_dtype("linalg_vector_norm", x, ord, dim, keepdim, dtype)
     if dtype is not None:
         x = as_dtype(x, dtype)
-    a = as_dtype(op("abs")(x), dt)
+    a = as_dtype(op("abs")(x), _accumulator(dt))
     dims = _dims_arg(x, dim)
     if ord == math.inf:
         return op("amax")(a, dims, keepdim)

@@ -39,9 +39,18 @@ def _imag(x: Tensor) -> Tensor:
 
 @decomposition("clone", "copy")
 def _clone(x: Tensor, memory_format: Any = None) -> Tensor:
-    from ..._creation import empty_like
+    """A copy laid out as the op's kernels lay it out: row-major unless ``memory_format`` says
+    otherwise (``Tensor.clone`` keeps strides by asking for ``preserve_format``)."""
+    from ..._api_shape import format_name
+    from ..._creation import empty, empty_like
 
-    out = empty_like(x, memory_format=memory_format) if memory_format is not None else empty_like(x)
+    name = "contiguous_format" if memory_format is None else format_name(memory_format, "clone")
+    if name == "preserve_format":
+        out = empty_like(x)
+    elif name == "contiguous_format":
+        out = empty(tuple(x._data.shape), dtype=x._dtype, device=x._device)
+    else:
+        out = empty(tuple(x._data.shape), dtype=x._dtype, device=x._device, memory_format=memory_format)
     return op("copy_")(out, x)
 
 
@@ -124,7 +133,9 @@ def _triangle(name: str, x: Tensor, diagonal: int, lower: bool) -> Tensor:
     r = op("arange")(0, rows, 1, device=x._device).unsqueeze(1)
     c = op("arange")(0, cols, 1, device=x._device).unsqueeze(0)
     keep = (c - r) <= diagonal if lower else (c - r) >= diagonal
-    return op("where")(keep, x, op("to_dtype")(op("sub")(x, x), result_dtype(name, x, diagonal)))
+    from ._util import scalar_like
+
+    return op("where")(keep, x, scalar_like(0, x))
 
 
 @decomposition("tril", "arange unsqueeze sub le where")
@@ -135,3 +146,14 @@ def _tril(x: Tensor, diagonal: int = 0) -> Tensor:
 @decomposition("triu", "arange unsqueeze sub ge where")
 def _triu(x: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle("triu", x, diagonal, False)
+
+
+@decomposition("diag_embed", "diagonal copy")
+def _diag_embed(x: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    from ..._creation import zeros
+    from ...ops._registry import OPS
+
+    shape, dt = OPS["diag_embed"].meta(x, offset, dim1, dim2)
+    out = zeros(shape, dtype=dt, device=x._device)
+    op("diagonal")(out, offset, dim1, dim2).copy_(x)
+    return out
