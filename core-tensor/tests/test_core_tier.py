@@ -62,10 +62,11 @@ def test_every_decomposition_reaches_the_core_tier():
     cov = _resolve_all(table)
     for name, d in OPS.items():
         if d.uses is not None:  # the decompositions written for the core tier
-            assert cov[name] == "decomposition", name
+            assert cov[name] == ("host" if d.host else "decomposition"), name
         elif d.tier == "core":
             assert cov[name] == "kernel"
-    assert fb.ops.tiers()["vander"] == "extended"  # an older composite on cumprod, which has no decomposition
+    assert fb.ops.tiers()["vander"] == "host"  # an older composite on cumprod, a host decomposition
+    assert fb.ops.tiers()["matrix_exp"] == "extended"  # it solves with linalg_solve, which has none
 
 
 def test_coverage_follows_the_uses_of_a_decomposition():
@@ -87,9 +88,11 @@ def test_the_ops_of_an_older_composite_are_read_from_its_code():
 
     assert "cumprod" in inferred_uses(OPS["vander"].composite, OPS)  # vander: a cumulative product
     table = {n: None for n, d in OPS.items() if d.tier == "core"}
-    assert _resolve_all(table)["vander"] == "missing"  # cumprod has no decomposition (extended)
+    assert _resolve_all(table)["vander"] == "host"  # through cumprod's host decomposition
     table["cumprod"] = None
     assert _resolve_all(table)["vander"] == "decomposition"
+    del table["mul"]
+    assert _resolve_all(table)["vander"] == "missing"
 
 
 def test_cpu_coverage_counts_and_runnable_ops():

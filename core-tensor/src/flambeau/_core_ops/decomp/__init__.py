@@ -44,6 +44,10 @@ def decomposition(name: str, uses: tuple[str, ...] | str, *, host: bool = False,
 def _casting(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def composite(*args: Any) -> Any:
         result = fn(*args)
+        if isinstance(result, tuple):  # several outputs: the op's named tuple, as its kernel path gives
+            from ...ops._dispatch import _named
+
+            result = _named(OPS[name], tuple(result))
         spec = OPS[name].meta(*args)
         if type(spec) is tuple and len(spec) == 2 and isinstance(spec[1], _dtypes.dtype):
             return _cast(result, spec[1])
