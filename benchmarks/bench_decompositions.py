@@ -4,8 +4,9 @@ A backend that implements only the core tier runs every other op through core-te
 decompositions. This measures what that costs where both exist: the CPU backend's own kernel
 (``native``) against the op's decomposition run on the CPU's core kernels (``decomposed``, the
 dispatcher's no-kernel path: the meta function, then the composite), interleaved, medians of
-the blocks. The softmax-like chain is written out with core-tier ops, against the CPU's fused
-``softmax``. The bar is a ratio of at most 3.
+the blocks. The softmax-like chain is ``logsumexp`` (amax, sub, exp, sum, log, add), against the
+CPU's kernel; ``softmax`` itself is not declared yet (flambeau-nn), and ``cumsum`` is in the core
+tier (no decomposition to measure). The bar is a ratio of at most 3.
 
     python benchmarks/bench_decompositions.py [--quick]
 """
@@ -37,11 +38,6 @@ def _decomposed(name: str) -> Callable[..., Any]:
     return call
 
 
-def _softmax_chain(x: Any) -> Any:
-    e = (x - x.amax(1, keepdim=True)).exp()
-    return e / e.sum(1, keepdim=True)
-
-
 def workloads() -> list[tuple[str, Callable[[], Any], Callable[[], Any]]]:
     import flambeau as fb
 
@@ -49,18 +45,13 @@ def workloads() -> list[tuple[str, Callable[[], Any], Callable[[], Any]]]:
     x = fb.rand(N, N) + 0.5
     a, b, c = fb.rand(N, N), fb.rand(N, N), fb.rand(N, N)
     v = fb.rand(N * N)
-    softmax = getattr(fb, "softmax", None)
-    cases = []
-    if softmax is not None:
-        cases.append(("softmax chain (dim 1)", lambda: softmax(x, 1), lambda: _softmax_chain(x)))
-    cases += [
+    cases = [
         ("logsumexp (dim 1)", lambda: fb.logsumexp(x, 1), lambda: _decomposed("logsumexp")(x, 1)),
         ("addmm 1000^2", lambda: fb.addmm(c, a, b), lambda: _decomposed("addmm")(c, a, b)),
         ("var (dim 1)", lambda: fb.var(x, 1), lambda: _decomposed("var")(x, 1)),
         ("var (all)", lambda: fb.var(v), lambda: _decomposed("var")(v)),
         ("mean (dim 1)", lambda: fb.mean(x, 1), lambda: _decomposed("mean")(x, 1)),
         ("sigmoid", lambda: fb.sigmoid(x), lambda: _decomposed("sigmoid")(x)),
-        ("tanh", lambda: fb.tanh(x), lambda: _decomposed("tanh")(x)),
         ("clamp(0.6, 1.2)", lambda: fb.clamp(x, 0.6, 1.2), lambda: _decomposed("clamp")(x, 0.6, 1.2)),
         ("index_select dim 0", lambda: fb.index_select(x, 0, idx), lambda: _decomposed("index_select")(x, 0, idx)),
     ]

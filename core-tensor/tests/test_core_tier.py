@@ -178,7 +178,8 @@ def test_reduction_decompositions_match_the_kernels(name, args, kwargs):
         got, expected = _decomposed(name, x), fb.aminmax(x)
     else:
         got, expected = _decomposed(name, x, *args), fb.ops.function(name)(x, *args)
-    for g, e in zip(got if isinstance(got, tuple) else (got,), expected if isinstance(expected, tuple) else (expected,)):
+    got = got if isinstance(got, tuple) else (got,)
+    for g, e in zip(got, expected if isinstance(expected, tuple) else (expected,)):
         _close(g.numpy(), e.numpy(), rtol=1e-12)
 
 
@@ -194,7 +195,8 @@ def test_blas_and_index_decompositions_match_the_kernels():
     _close(_decomposed("matmul", v, b).numpy(), fb.matmul(v, b).numpy(), 1e-12)
     idx = fb.tensor([2, 0, 2])
     _close(_decomposed("index_select", a, 0, idx).numpy(), fb.index_select(a, 0, idx).numpy())
-    _close(_decomposed("take", a, fb.tensor([[-1, 0], [5, 11]])).numpy(), fb.take(a, fb.tensor([[-1, 0], [5, 11]])).numpy())
+    where = fb.tensor([[-1, 0], [5, 11]])
+    _close(_decomposed("take", a, where).numpy(), fb.take(a, where).numpy())
     _close(_decomposed("flip", a, (0, 1)).numpy(), fb.flip(a, (0, 1)).numpy())
     _close(_decomposed("roll", a, (1, -2), (0, 1)).numpy(), fb.roll(a, (1, -2), (0, 1)).numpy())
     _close(_decomposed("repeat", v, (2, 3)).numpy(), v.repeat(2, 3).numpy())

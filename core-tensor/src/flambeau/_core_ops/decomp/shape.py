@@ -6,7 +6,7 @@ from typing import Any
 from ..._tensor import Tensor
 from ...ops.meta import wrap_dim
 from . import decomposition
-from ._util import op, result_dtype
+from ._util import op
 
 
 @decomposition("t", "transpose view", cast=False)
