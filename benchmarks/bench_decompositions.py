@@ -8,7 +8,7 @@ the blocks. The softmax-like chain is ``logsumexp`` (amax, sub, exp, sum, log, a
 CPU's kernel; ``softmax`` itself is not declared yet (flambeau-nn), and ``cumsum`` is in the core
 tier (no decomposition to measure). The bar is a ratio of at most 3.
 
-    python benchmarks/bench_decompositions.py [--quick]
+    python benchmarks/bench_decompositions.py [--quick] [--threads N]
 """
 from __future__ import annotations
 
@@ -65,6 +65,9 @@ def main(quick: bool) -> None:
     global idx
     import flambeau as fb
 
+    if "--threads" in sys.argv:
+        fb.set_num_threads(int(sys.argv[sys.argv.index("--threads") + 1]))
+    print(f"threads: {fb.get_num_threads()}")
     idx = fb.randint(0, N, (N,))
     rounds, block = (3, 0.15) if quick else (7, 0.3)
     print(f"{'workload (1M float32)':28} {'native ms':>10} {'decomposed ms':>14} {'ratio':>6}")
