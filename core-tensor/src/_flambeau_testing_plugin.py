@@ -21,6 +21,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("flambeau", "flambeau backend conformance kit")
     group.addoption("--flambeau-backend", action="store", default=None, metavar="NAME",
                     help="run flambeau.testing's conformance kit against the backend NAME (cpu, cuda, meta...)")
+    group.addoption("--flambeau-only-implemented", action="store_true", default=False,
+                    help="run only the ops the backend runs: those it has kernels for and every op that "
+                         "decomposes onto them (flambeau.ops.coverage); the others are deselected")
     group.addoption("--flambeau-meta-only", action="store_true", default=False,
                     help="check only result shapes, dtypes, devices and errors, not values "
                          "(automatic for a backend whose computes_data is False)")
@@ -48,6 +51,27 @@ def key_matches(key: str, pattern: str) -> bool:
     return fnmatch.fnmatchcase(key, pattern) or fnmatch.fnmatchcase(key, pattern + ":*")
 
 
+def item_matches(item: pytest.Item, key: str, pattern: str) -> bool:
+    """Whether an xfail pattern covers a kit test: by its key (:func:`key_matches`), or by its id
+    exactly as pytest prints it: the test's name (``test_op[add-float32]``) or its node id
+    (``.../test_ops.py::test_op[add-float32]``), also as a wildcard pattern."""
+    if key_matches(key, pattern):
+        return True
+    if "[" not in pattern and "::" not in pattern:
+        return False
+    return (fnmatch.fnmatchcase(item.name, pattern) or fnmatch.fnmatchcase(item.nodeid, pattern)
+            or fnmatch.fnmatchcase(item.nodeid, "*" + pattern))
+
+
+def key_op(key: str, declared: Any) -> str | None:
+    """The op a kit key tests (``add:float32``, ``errors:add``, ``accumulate:sum:float32``), or None."""
+    parts = key.split(":")
+    for part in parts[:2]:
+        if part in declared:
+            return part
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     name = backend_name(config)
     kit_items = [item for item in items if item.get_closest_marker(KEY_MARKER) is not None]
@@ -59,19 +83,58 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
         return
     xfails = _declared_xfails(name)
+    if config.getoption("flambeau_only_implemented", False):
+        items[:], kit_items = _only_implemented(config, name, items, kit_items)
+    from flambeau.ops import declarations
+
+    declared = declarations()
+    foreign = _foreign_kernels(name)
     used: set[str] = set()
     for item in kit_items:
         key = item.get_closest_marker(KEY_MARKER).args[0]
         for pattern, reason in xfails.items():
-            if key_matches(key, pattern):
+            if item_matches(item, key, pattern):
                 used.add(pattern)
-                item.add_marker(pytest.mark.xfail(reason=f"{name}: {reason}", strict=True))
+                # Strict (a fix that makes it pass fails the run, so the list never outlives the bug),
+                # unless the op runs through a kernel another distribution registered: a package
+                # installed later may fix it without the backend's list being wrong.
+                op = key_op(key, declared)
+                strict = op is None or op not in foreign
+                item.add_marker(pytest.mark.xfail(reason=f"{name}: {reason}", strict=strict))
                 break
     stale = sorted(set(xfails) - used)
     if stale and len(kit_items) == len(items):
         config.issue_config_time_warning(pytest.PytestWarning(
             f"flambeau.testing: conformance_xfail entries of backend {name!r} match no test: {', '.join(stale)}"),
             stacklevel=2)
+
+
+def _only_implemented(config: pytest.Config, name: str, items: list[pytest.Item],
+                      kit_items: list[pytest.Item]) -> tuple[list[pytest.Item], list[pytest.Item]]:
+    """``items`` without the kit tests of ops the backend cannot run (``flambeau.ops.runnable_ops``)."""
+    from flambeau.ops import declarations, runnable_ops
+
+    _declared_xfails(name)  # loads the backend, or says why it cannot
+    runnable = runnable_ops(name)
+    declared = declarations()
+    kept, dropped = [], []
+    for item in items:
+        marker = item.get_closest_marker(KEY_MARKER)
+        op = key_op(marker.args[0], declared) if marker is not None else None
+        (dropped if op is not None and op not in runnable else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    return kept, [item for item in kit_items if item in set(kept)]
+
+
+def _foreign_kernels(name: str) -> set[str]:
+    """The ops whose kernel on backend ``name`` was registered by a plugin of another distribution."""
+    from flambeau.ops._registry import HOOK_KERNEL_PROVIDERS
+    from flambeau.plugins._loader import backend_records
+
+    record = backend_records.get(name)
+    own = record.distribution if record is not None else None
+    return {op for (backend, op), provider in HOOK_KERNEL_PROVIDERS.items() if backend == name and provider != own}
 
 
 def _declared_xfails(name: str) -> dict[str, str]:

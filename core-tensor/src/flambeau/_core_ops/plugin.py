@@ -14,4 +14,22 @@ FAMILIES = (elementwise, reductions, views, linalg, factories, indexing, index_o
 
 @hookimpl
 def flambeau_declare_ops():
-    return [decl for family in FAMILIES for decl in family.declarations()]
+    decls = [decl for family in FAMILIES for decl in family.declarations()]
+    _assign_tiers(decls)
+    return decls
+
+
+def _assign_tiers(decls: list) -> None:
+    """Mark the core tier, and give every other op that has no composite its decomposition onto it."""
+    from . import decomp
+    from ._core_tier import CORE_OPS
+
+    core = set(CORE_OPS)
+    decompositions = decomp.load()
+    for decl in decls:
+        if decl.name in core:
+            decl.tier = "core"
+            continue
+        found = decompositions.get(decl.name)
+        if found is not None and decl.composite is None:
+            decl.composite, decl.uses, decl.host = found

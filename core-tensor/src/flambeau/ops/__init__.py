@@ -26,7 +26,7 @@ from ._registry import FUNCTIONS, GRADIENTS, OPS, TABLES
 __all__ = [
     "OpDecl", "COMPUTE", "VIEW", "DYNAMIC", "FACTORY", "fn", "function", "declarations", "gradients",
     "kernel_table", "manifest", "enable_cpu_fallback", "fallback_stats", "set_strict", "is_strict",
-    "set_default_device", "get_default_device", "coverage",
+    "set_default_device", "get_default_device", "coverage", "runnable_ops", "tiers",
 ]
 
 
@@ -78,21 +78,98 @@ def kernel_table(device_type: str) -> dict[str, Callable[..., Any]]:
     return dict(TABLES[device_type])
 
 
-def manifest() -> dict[str, Any]:
-    """The primitive ops a backend must implement, with their signatures and the core API version."""
+def manifest(tier: str | None = None) -> dict[str, Any]:
+    """The op manifest: the core API version, and every declared op with its signature, kind and
+    tier (``"core"``, ``"decomposed"``, ``"host"`` or ``"extended"``: see :attr:`OpDecl.effective_tier`).
+
+    Args:
+        tier: only the ops of this tier (``"core"``: the set every backend implements).
+
+    ``primitive_ops`` lists the ops with no composite at all (the core tier, and the extended ops
+    that a backend needs a kernel of its own for).
+    """
+    if tier is not None and tier not in TIER_NAMES:
+        raise ValueError(f"manifest(): tier must be one of {', '.join(TIER_NAMES)}, not {tier!r}")
+    of = tiers()
+    ops = {name: {"signature": d.signature, "kind": d.kind, "tier": of[name], "declared_by": d.provider}
+           for name, d in sorted(OPS.items()) if tier is None or of[name] == tier}
     primitives = {name: {"signature": d.signature, "kind": d.kind, "declared_by": d.provider}
-                  for name, d in sorted(OPS.items()) if d.primitive}
-    return {"core_api_version": CORE_API_VERSION, "primitive_ops": primitives}
+                  for name, d in sorted(OPS.items()) if d.primitive and (tier is None or of[name] == tier)}
+    return {"core_api_version": CORE_API_VERSION, "tier": tier or "all", "ops": ops, "primitive_ops": primitives,
+            "counts": {t: sum(1 for v in of.values() if v == t) for t in TIER_NAMES}}
 
 
-def manifest_json() -> str:
+def tiers() -> dict[str, str]:
+    """Each declared op's tier: ``"core"``; ``"decomposed"`` (runs on a backend with only the
+    core tier); ``"host"`` (likewise, through the host); ``"extended"`` (a backend with only the
+    core tier cannot run it: no decomposition, or one that needs an extended op)."""
+    core_only = _resolve_all({name: None for name, d in OPS.items() if d.tier == "core"})
+    names = {"kernel": "core", "decomposition": "decomposed", "host": "host", "missing": "extended"}
+    return {name: names[how] for name, how in core_only.items()}
+
+
+#: The tiers of the manifest, from what a backend must implement to what it never needs to.
+TIER_NAMES = ("core", "extended", "decomposed", "host")
+
+
+def manifest_json(tier: str | None = None) -> str:
     import json  # here, not at import: only `flambeau info`-like tools ask for it
 
-    return json.dumps(manifest(), indent=2, sort_keys=True)
+    return json.dumps(manifest(tier), indent=2, sort_keys=True)
+
+
+#: How a backend runs an op, in ``coverage``: its own kernel; a decomposition that reaches its
+#: kernels; one that goes through the host (numpy); or not at all.
+HOW = ("kernel", "decomposition", "host", "missing")
 
 
 def coverage(device_type: str) -> dict[str, str]:
-    """For each declared op, how a backend runs it: ``"kernel"``, ``"composite"`` or ``"missing"``."""
+    """For each declared op, how a backend runs it: ``"kernel"`` (its own), ``"decomposition"``
+    (a composite whose ops all run there, recursively), ``"host"`` (such a composite that
+    computes through the host) or ``"missing"``.
+
+    A composite that does not declare the ops it uses (``OpDecl.uses`` is None) has them read
+    from its code (``flambeau.ops._uses``).
+
+    Example::
+
+        >>> fb.ops.coverage("cpu")["add"]
+        'kernel'
+    """
     table = TABLES[device_type]
-    return {name: "kernel" if name in table else "composite" if d.composite is not None else "missing"
-            for name, d in sorted(OPS.items())}
+    return _resolve_all(table)
+
+
+def runnable_ops(device_type: str) -> set[str]:
+    """The ops that run on a backend, natively or by decomposition (``coverage`` not ``"missing"``)."""
+    return {name for name, how in coverage(device_type).items() if how != "missing"}
+
+
+def _resolve_all(table: Any) -> dict[str, str]:
+    from ._uses import inferred_uses
+
+    state: dict[str, str] = {}
+
+    def how(name: str, stack: frozenset) -> str:
+        known = state.get(name)
+        if known is not None:
+            return known
+        d = OPS.get(name)
+        if d is None:
+            return "missing"
+        if name in table:
+            result = "kernel"
+        elif d.composite is None or name in stack:
+            result = "missing"
+        else:
+            uses = d.uses if d.uses is not None else inferred_uses(d.composite, OPS)
+            inner = [how(u, stack | {name}) for u in uses if u != name]
+            if "missing" in inner:
+                result = "missing"
+            else:
+                result = "host" if d.host or "host" in inner else "decomposition"
+        if not stack:  # a result found inside a cycle's search may depend on where it started
+            state[name] = result
+        return result
+
+    return {name: how(name, frozenset()) for name in sorted(OPS)}

@@ -22,6 +22,9 @@ DYNAMIC = "dynamic"  # output shapes depend on the data: the kernel allocates an
 FACTORY = "factory"  # no tensor inputs: device and dtype come from arguments; otherwise as COMPUTE
 KINDS = (COMPUTE, VIEW, DYNAMIC, FACTORY)
 
+#: The tier an op declares: "core" (every backend implements it) or "" (derived: see OpDecl.effective_tier).
+TIERS = ("", "core")
+
 
 @dataclass
 class OpDecl:
@@ -65,6 +68,16 @@ class OpDecl:
             TensorIterator gives it (``flambeau._layout.elementwise_strides``), so that an op on
             a transposed or channels_last tensor returns one laid out the same way.
         doc: the docstring of the generated function.
+        tier: ``"core"`` for the ops of the core tier, the small set every backend implements
+            (``python -m flambeau manifest --tier core``); empty for every other op, whose tier
+            follows from its composite (:attr:`effective_tier`).
+        uses: the ops its composite calls (other than itself), so that the registry can tell, per
+            backend, whether the composite runs there (``flambeau.ops.coverage``) without running
+            it. None: not declared (a composite written before tiers; taken to decompose onto
+            the core tier).
+        host: the composite computes on the host (a copy to numpy, numpy's routine, a copy
+            back): for ops with no reasonable formulation on the core tier (factorizations,
+            FFTs, sorting, special functions). Counted apart in ``coverage`` and ``info``.
     """
 
     name: str
@@ -82,17 +95,32 @@ class OpDecl:
     zero_dim_common: bool | Callable[..., bool] = False
     elementwise: bool = False
     doc: str = ""
+    tier: str = ""
+    uses: tuple[str, ...] | None = None
+    host: bool = False
     provider: str = field(default="", compare=False)  # filled in by the loader: the distribution
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"op {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
+        if self.tier not in TIERS:
+            raise ValueError(f"op {self.name!r}: tier must be one of {TIERS}, got {self.tier!r}")
         self.parameters = parse_signature(self.name, self.signature)
 
     @property
     def primitive(self) -> bool:
         """Whether a backend must implement this op (it has no composite to fall back on)."""
         return self.composite is None
+
+    @property
+    def effective_tier(self) -> str:
+        """``"core"``; ``"decomposed"`` (a composite on other ops); ``"host"`` (a composite through
+        the host); or ``"extended"`` (neither: a backend needs a kernel of its own)."""
+        if self.tier == "core":
+            return "core"
+        if self.composite is None:
+            return "extended"
+        return "host" if self.host else "decomposed"
 
     @property
     def param_names(self) -> list[str]:

@@ -41,16 +41,21 @@ def _backend_lines(name: str, record: _discovery.PluginRecord, show_ops: bool) -
     if was != "loaded":
         lines[0] = lines[0][: -len(f"[{was}]")] + "[not loaded; loaded for this report]"
     cov = coverage(name)
-    counts = {k: sum(1 for v in cov.values() if v == k) for k in ("kernel", "composite", "missing")}
+    counts = {k: sum(1 for v in cov.values() if v == k) for k in ("kernel", "decomposition", "host", "missing")}
     lines.append(f"    devices: {backend.device_count()}; dtypes: " + ", ".join(sorted(d.name for d in backend.dtypes)))
-    lines.append(f"    ops: {counts['kernel']} kernels, {counts['composite']} composites, "
-                 f"{counts['missing']} missing (of {len(OPS)} declared)")
+    core = [op for op, d in OPS.items() if d.tier == "core"]
+    lacking = sorted(op for op in core if cov[op] != "kernel")
+    lines.append(f"    ops: {counts['kernel']} native, {counts['decomposition']} by decomposition, "
+                 f"{counts['host']} by host decomposition, {counts['missing']} missing (of {len(OPS)} declared); "
+                 f"core tier: {len(core) - len(lacking)} of {len(core)}"
+                 + (f" (lacks {', '.join(lacking)})" if lacking else ""))
     for op, reason in sorted(TABLES[name].refused.items()):
         lines.append(f"    refused kernel {op}: {reason}")
     if show_ops:
-        for how in ("kernel", "composite", "missing"):
+        for how in ("kernel", "decomposition", "host", "missing"):
             ops = [op for op, v in cov.items() if v == how]
-            label = {"kernel": "with a kernel", "composite": "composite only", "missing": "neither"}[how]
+            label = {"kernel": "native", "decomposition": "by decomposition", "host": "by host decomposition",
+                     "missing": "missing"}[how]
             lines.append(f"    {label} ({len(ops)}): " + (", ".join(ops) if ops else "-"))
     return lines
 
