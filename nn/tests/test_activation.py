@@ -303,3 +303,70 @@ def test_glu_values(rng):
     x = _values(rng, (4, 6))
     np.testing.assert_allclose(F.glu(fb.tensor(x)).numpy(), x[:, :3] * _sigmoid(x[:, 3:]), rtol=1e-12)
     np.testing.assert_allclose(F.glu(fb.tensor(x), 0).numpy(), x[:2] * _sigmoid(x[2:]), rtol=1e-12)
+
+
+# -- modules -------------------------------------------------------------------------------------
+
+MODULES = [
+    (lambda nn: nn.ReLU(), F.relu, "ReLU()"), (lambda nn: nn.ReLU(inplace=True), F.relu, "ReLU(inplace=True)"),
+    (lambda nn: nn.GELU(), F.gelu, "GELU(approximate='none')"),
+    (lambda nn: nn.GELU("tanh"), lambda x: F.gelu(x, approximate="tanh"), "GELU(approximate='tanh')"),
+    (lambda nn: nn.SiLU(), F.silu, "SiLU()"), (lambda nn: nn.Mish(), F.mish, "Mish()"),
+    (lambda nn: nn.ELU(0.5), lambda x: F.elu(x, 0.5), "ELU(alpha=0.5)"),
+    (lambda nn: nn.CELU(2.0), lambda x: F.celu(x, 2.0), "CELU(alpha=2.0)"), (lambda nn: nn.SELU(), F.selu, "SELU()"),
+    (lambda nn: nn.LeakyReLU(0.2, True), lambda x: F.leaky_relu(x, 0.2), "LeakyReLU(negative_slope=0.2, inplace=True)"),
+    (lambda nn: nn.Hardtanh(-2, 2), lambda x: F.hardtanh(x, -2, 2), "Hardtanh(min_val=-2, max_val=2)"),
+    (lambda nn: nn.ReLU6(), F.relu6, "ReLU6()"), (lambda nn: nn.Hardswish(), F.hardswish, "Hardswish()"),
+    (lambda nn: nn.Hardsigmoid(), F.hardsigmoid, "Hardsigmoid()"), (lambda nn: nn.Sigmoid(), F.sigmoid, "Sigmoid()"),
+    (lambda nn: nn.Tanh(), F.tanh, "Tanh()"), (lambda nn: nn.LogSigmoid(), F.logsigmoid, "LogSigmoid()"),
+    (lambda nn: nn.Softplus(2.0, 10.0), lambda x: F.softplus(x, 2.0, 10.0), "Softplus(beta=2.0, threshold=10.0)"),
+    (lambda nn: nn.Hardshrink(0.3), lambda x: F.hardshrink(x, 0.3), "Hardshrink(0.3)"),
+    (lambda nn: nn.Softshrink(0.3), lambda x: F.softshrink(x, 0.3), "Softshrink(0.3)"),
+    (lambda nn: nn.Softsign(), F.softsign, "Softsign()"), (lambda nn: nn.Tanhshrink(), F.tanhshrink, "Tanhshrink()"),
+    (lambda nn: nn.Threshold(0.1, 20.0), lambda x: F.threshold(x, 0.1, 20.0), "Threshold(threshold=0.1, value=20.0)"),
+    (lambda nn: nn.GLU(0), lambda x: F.glu(x, 0), "GLU(dim=0)"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(MODULES)))
+def test_modules_forward_and_repr(index, rng):
+    import flambeau.nn as nn
+
+    make, functional, text = MODULES[index]
+    module = make(nn)
+    assert repr(module) == text
+    x = _values(rng, (4, 6), np.float32)
+    np.testing.assert_allclose(module(fb.tensor(x)).numpy(), functional(fb.tensor(x)).numpy(), rtol=1e-6)
+
+
+def test_prelu_module_parameters_and_gradient():
+    import flambeau.nn as nn
+
+    m = nn.PReLU(3, init=0.1)
+    assert repr(m) == "PReLU(num_parameters=3)"
+    assert [name for name, _ in m.named_parameters()] == ["weight"]
+    np.testing.assert_allclose(m.weight.detach().numpy(), [0.1] * 3, rtol=1e-6)
+    assert nn.PReLU().weight.shape == (1,) and abs(nn.PReLU().weight.item() - 0.25) < 1e-7
+    x = fb.tensor([[-1.0, 2.0, -3.0]])
+    m(x).sum().backward()
+    np.testing.assert_allclose(m.weight.grad.numpy(), [-1.0, 0.0, -3.0])
+    assert nn.PReLU(2, dtype=fb.float64).weight.dtype == fb.float64
+
+
+def test_rrelu_module_train_and_eval():
+    import flambeau.nn as nn
+
+    m = nn.RReLU(0.1, 0.3)
+    assert repr(m) == "RReLU(lower=0.1, upper=0.3)"
+    x = -fb.ones(1000)
+    slopes = -m(x).numpy()
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3 and slopes.std() > 0.03
+    m.eval()
+    np.testing.assert_allclose(m(x).numpy(), -0.2 * np.ones(1000), rtol=1e-6)
+
+
+def test_inplace_module_writes_into_input():
+    import flambeau.nn as nn
+
+    x = fb.tensor([-1.0, 1.0])
+    assert nn.ReLU(inplace=True)(x) is x and x.tolist() == [0.0, 1.0]
