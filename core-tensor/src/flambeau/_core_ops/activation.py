@@ -53,7 +53,7 @@ def _relu_meta(input: Tensor) -> tuple:
     if d is _dtypes.bool:
         raise RuntimeError("Boolean inputs not supported for relu")
     if d.is_complex:
-        raise RuntimeError("clamp is not supported for complex types")
+        raise NotImplementedError("clamp is not supported for complex types")
     return input._data.shape, d
 
 
@@ -104,7 +104,7 @@ def _selu(input: Tensor) -> Tensor:
 
 def _celu_meta(input: Tensor, alpha: Any = 1.0) -> tuple:
     if _number("celu", "alpha", alpha) == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _floating("elu_cpu", input)
 
 
@@ -192,7 +192,10 @@ def _dropout_meta(name: str, feature: bool):
         _check_p(p)
         if feature and train and input._data.ndim < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-        return _floating(f"{name}", input)
+        if train and p > 0 and input._dtype not in FLOATING:  # the float mask cannot scale it in place
+            raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                               f"{type_name(input._dtype)}")
+        return input._data.shape, input._dtype
     return meta
 
 

@@ -22,7 +22,7 @@ def _with(*params, **opts):
 
 def _relu_errors():
     return [ErrorCase((Arg((3,), "bool"),), RuntimeError, "Boolean inputs not supported for relu"),
-            ErrorCase((Arg((3,), "complex64"),), RuntimeError, "clamp is not supported for complex types")]
+            ErrorCase((Arg((3,), "complex64"),), NotImplementedError, "clamp is not supported for complex types")]
 
 
 def _float_only(kernel: str, *params):

@@ -18,7 +18,7 @@ import flambeau as fb
 from flambeau import _dtypes
 from flambeau._tensor import Tensor
 from flambeau.ops import OpDecl
-from flambeau.ops.meta import fmt_shape, type_name, wrap_dim
+from flambeau.ops.meta import fmt_shape, to_float, type_name, wrap_dim
 
 _FLOATING = (_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64)
 _SQRT1_2 = math.sqrt(0.5)
@@ -174,6 +174,8 @@ def softplus_d2f(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 # -- the ops without a backward op: derivative only ----------------------------------------------
 
 def hardtanh_f(x: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    if not x.dtype.is_floating_point:  # integers stay integers, as in PyTorch
+        return fb.clamp(x, math.ceil(min_val), math.floor(max_val))
     # not clamp: its gradient is 1 at the bounds, hardtanh's is 0 there (and NaN passes both tests)
     return fb.where(x <= min_val, min_val, fb.where(x >= max_val, max_val, x))
 
@@ -228,36 +230,38 @@ def tanhshrink_df(x: Tensor) -> Tensor:
 
 # -- meta functions ------------------------------------------------------------------------------
 
-def _gelu_check(approximate: Any) -> None:
+def _gelu_check(input: Tensor, approximate: Any) -> None:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
 
 
-def _elu_check(alpha: Any, scale: Any, input_scale: Any) -> None:
+def _elu_check(input: Tensor, alpha: Any, scale: Any, input_scale: Any) -> None:
     for name, value in (("alpha", alpha), ("scale", scale), ("input_scale", input_scale)):
         _number("elu", name, value)
 
 
-def _leaky_relu_check(negative_slope: Any) -> None:
+def _leaky_relu_check(input: Tensor, negative_slope: Any) -> None:
     _number("leaky_relu", "negative_slope", negative_slope)
 
 
-def _softplus_check(beta: Any, threshold: Any) -> None:
+def _softplus_check(input: Tensor, beta: Any, threshold: Any) -> None:
     _number("softplus", "beta", beta)
     _number("softplus", "threshold", threshold)
 
 
-def _hardtanh_check(min_val: Any, max_val: Any) -> None:
+def _hardtanh_check(input: Tensor, min_val: Any, max_val: Any) -> None:
     if _number("hardtanh", "min_val", min_val) > _number("hardtanh", "max_val", max_val):
         raise ValueError("min_val cannot be greater than max_val")
 
 
-def _softshrink_check(lambd: Any) -> None:
-    if _number("softshrink", "lambd", lambd) < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {float(lambd)}.")
+def _softshrink_check(input: Tensor, lambd: Any) -> None:
+    if _number("softshrink", "lambd", lambd) < 0 and input._dtype in _FLOATING:
+        top = float(fb.finfo(input._dtype).max)
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {type_name(input._dtype)}, "
+                           f"but found {lambd:g}")
 
 
-def _none(*params: Any) -> None:
+def _none(input: Tensor, *params: Any) -> None:
     return None
 
 
@@ -274,6 +278,7 @@ class Activation:
     check: Callable[..., None] = _none
     inplace: bool = True
     doc: str = ""
+    integers: str = ""  # "keep": integer inputs keep their dtype; "float": they give the default float
 
     @property
     def op(self) -> str:
@@ -296,21 +301,27 @@ ACTIVATIONS = (
                _softplus_check, inplace=False,
                doc="``log(1 + exp(beta * x)) / beta``, and ``x`` where ``beta * x > threshold``."),
     Activation("hardtanh", "min_val=-1.0, max_val=1.0", "hardtanh_cpu", hardtanh_f, hardtanh_df,
-               check=_hardtanh_check, doc="``x`` clamped to [min_val, max_val]."),
+               check=_hardtanh_check, integers="keep", doc="``x`` clamped to [min_val, max_val]."),
     Activation("hardsigmoid", "", "hardsigmoid_cpu", hardsigmoid_f, hardsigmoid_df, doc="``relu6(x + 3) / 6``."),
-    Activation("logsigmoid", "", "log_sigmoid_forward_cpu", logsigmoid_f, logsigmoid_df, inplace=False,
+    Activation("logsigmoid", "", "log_sigmoid_cpu", logsigmoid_f, logsigmoid_df, inplace=False,
                doc="``log(sigmoid(x))``, computed stably."),
-    Activation("softshrink", "lambd=0.5", "softshrink_cpu", softshrink_f, softshrink_df, check=_softshrink_check,
+    Activation("softshrink", "lambd=0.5", "softshrink_check", softshrink_f, softshrink_df, check=_softshrink_check,
                inplace=False, doc="``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."),
-    Activation("softsign", "", "softsign", softsign_f, softsign_df, inplace=False, doc="``x / (1 + |x|)``."),
-    Activation("tanhshrink", "", "tanhshrink", tanhshrink_f, tanhshrink_df, inplace=False, doc="``x - tanh(x)``."),
+    Activation("softsign", "", "softsign", softsign_f, softsign_df, inplace=False, integers="float",
+               doc="``x / (1 + |x|)``."),
+    Activation("tanhshrink", "", "tanhshrink", tanhshrink_f, tanhshrink_df, inplace=False, integers="float",
+               doc="``x - tanh(x)``."),
 )
 BY_NAME = {a.name: a for a in ACTIVATIONS}
 
 
 def _forward_meta(act: Activation) -> Callable[..., tuple]:
     def meta(input: Tensor, *params: Any) -> tuple:
-        act.check(*params)
+        act.check(input, *params)
+        if act.integers == "keep" and input._dtype not in (_dtypes.bool,) and not input._dtype.is_complex:
+            return input._data.shape, input._dtype
+        if act.integers == "float" and not input._dtype.is_complex:
+            return input._data.shape, to_float(input._dtype)
         check_floating(act.kernel, input)
         return input._data.shape, input._dtype
     return meta
@@ -318,7 +329,7 @@ def _forward_meta(act: Activation) -> Callable[..., tuple]:
 
 def _backward_meta(act: Activation) -> Callable[..., tuple]:
     def meta(grad_output: Tensor, input: Tensor, *params: Any) -> tuple:
-        act.check(*params)
+        act.check(input, *params)
         check_floating(act.kernel, input)
         if grad_output._data.shape != input._data.shape or grad_output._dtype is not input._dtype:
             raise RuntimeError(f"{act.op}_backward: grad_output ({fmt_shape(grad_output._data.shape)}, "
