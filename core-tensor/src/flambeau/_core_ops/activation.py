@@ -249,6 +249,8 @@ def declarations() -> list[OpDecl]:
                composite=_dropout_mask, method=False, export=False, random=True, differentiable=False,
                doc="A dropout mask shaped like ``input``: ``1 / (1 - p)`` with probability ``1 - p``, else 0."),
     ]
+    for decl in decls[:5]:  # relu ... celu: each output element from the input's at its index (keeps layouts)
+        decl.elementwise = True
     for name, alpha, feature in (("dropout", False, False), ("alpha_dropout", True, False),
                                  ("feature_dropout", False, True), ("feature_alpha_dropout", True, True)):
         decls.append(OpDecl(
