@@ -65,6 +65,8 @@ def install(namespace: ModuleType) -> None:
             setattr(Tensor, name, fn)
         if decl.inplace:
             setattr(Tensor, name + "_", FUNCTIONS[name + "_"])
+    for name in _EXPORTED_INPLACE:
+        setattr(namespace, name + "_", FUNCTIONS[name + "_"])
     for name, value in _OVERLOADS.items():
         setattr(namespace, name, value)
     for name, value in _METHODS.items():
@@ -92,6 +94,10 @@ def _extreme(name: str, elementwise: str):
 def _transpose_alias(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return FUNCTIONS["transpose"](input, dim0, dim1)
 
+
+#: Ops whose in-place form PyTorch also has as a function (``torch.relu_``), not only as a method.
+_EXPORTED_INPLACE = ("relu", "threshold", "selu", "celu", "rrelu", "dropout", "alpha_dropout", "feature_dropout",
+                     "feature_alpha_dropout")
 
 _OVERLOADS: dict[str, Any] = {
     "max": _extreme("max", "maximum"),

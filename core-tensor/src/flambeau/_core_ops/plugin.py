@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from ..plugins._hookspecs import hookimpl
-from . import (blas, creation, elementwise, factories, fft_ops, index_ops, indexing, linalg, linalg_ops, other,
-               pointwise, pointwise_special, random, reductions, statistics, shape, shape_diag, shape_extra, softmax,
-               sorting, views)
+from . import (activation, blas, creation, elementwise, factories, fft_ops, index_ops, indexing, linalg, linalg_ops,
+               other, pointwise, pointwise_special, random, reductions, statistics, shape, shape_diag, shape_extra,
+               softmax, sorting, views)
 
 #: One module per family of ops, each with ``declarations()``.
 FAMILIES = (elementwise, reductions, views, linalg, factories, indexing, index_ops, pointwise, pointwise_special,
             statistics, sorting, shape, shape_diag, shape_extra, creation, random, blas, other, linalg_ops, fft_ops,
-            softmax)
+            softmax, activation)
 
 
 @hookimpl

@@ -244,7 +244,7 @@ def _t13(_a0, *, _a1, _a2, _a3, out):
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if isinstance(_a2, _T):
-        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
         _rg = _rg or _a2._requires_grad
         _n__a2 = _a2._data
         if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
@@ -252,7 +252,7 @@ def _t13(_a0, *, _a1, _a2, _a3, out):
         if _a2 is not None: raise _type_error(_OP, '_a2', _a2)
         _n__a2 = _a2
     if isinstance(_a3, _T):
-        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
         _rg = _rg or _a3._requires_grad
         _n__a3 = _a3._data
         if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
@@ -356,7 +356,7 @@ def _t17(_a0, *, out):
     for _t in _a0:
         if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)
         if _dev is None: _dev = _t._device
-        elif _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0,), out, False)
+        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
         if _t._conj: _cj = True
         _n__a0.append(_t._data)
@@ -483,7 +483,7 @@ def _t22(_a0, _a1):
     _rg = False
     if isinstance(_a0, _T):
         if _dev is None: _dev = _a0._device
-        elif _a0._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)
         _rg = _rg or _a0._requires_grad
         _n__a0 = _a0._data
         if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
@@ -491,7 +491,7 @@ def _t22(_a0, _a1):
         _n__a0 = _a0
     if isinstance(_a1, _T):
         if _dev is None: _dev = _a1._device
-        elif _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
@@ -511,7 +511,7 @@ def _t23(_a0, _a1):
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)
     return _run_dynamic(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _rg)
@@ -534,7 +534,7 @@ def _t25(_a0, _a1):
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
@@ -553,7 +553,7 @@ def _t26(_a0, _a1):
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
@@ -574,7 +574,7 @@ def _t27(_a0, _a1):
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     if isinstance(_a1, _T):
         if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
@@ -594,7 +594,7 @@ def _t28(_a0, _a1):
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     if isinstance(_a1, _T):
         if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
@@ -614,7 +614,7 @@ def _t29(_a0, _a1):
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -630,7 +630,7 @@ def _t30(_a0, _a1):
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)
     _rg = False
@@ -695,7 +695,7 @@ def _t34(_a0, _a1, *, _a2):
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
@@ -715,7 +715,7 @@ def _t35(_a0, _a1, *, _a2):
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     if isinstance(_a1, _T):
         if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
@@ -734,14 +734,14 @@ def _t36(_a0, _a1, *, _a2, _a3, _a4, _a5, out):
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     else:
         _n__a1 = _a1
     if isinstance(_a5, _T):
-        if _a5._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
+        if _a5._device is not _dev: _dev = _unify(_OP, _dev, _a5)
         _rg = _rg or _a5._requires_grad
         _n__a5 = _a5._data
         if _a5._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
@@ -794,7 +794,7 @@ def _t38(_a0, _a1, *, _a2, _a3, _a4, out):
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -820,7 +820,7 @@ def _t39(_a0, _a1, *, _a2, _a3, out):
     _rg = False
     if isinstance(_a0, _T):
         if _dev is None: _dev = _a0._device
-        elif _a0._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)
         _rg = _rg or _a0._requires_grad
         _n__a0 = _a0._data
         if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
@@ -828,7 +828,7 @@ def _t39(_a0, _a1, *, _a2, _a3, out):
         _n__a0 = _a0
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     if _dev is None: _dev = _a1._device
-    elif _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _rg = False
@@ -878,7 +878,7 @@ def _t41(_a0, _a1, *, _a2, out):
     _rg = False
     if isinstance(_a0, _T):
         if _dev is None: _dev = _a0._device
-        elif _a0._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)
         _rg = _rg or _a0._requires_grad
         _n__a0 = _a0._data
         if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
@@ -886,7 +886,7 @@ def _t41(_a0, _a1, *, _a2, out):
         _n__a0 = _a0
     if isinstance(_a1, _T):
         if _dev is None: _dev = _a1._device
-        elif _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
@@ -939,8 +939,32 @@ def _t43(_a0, _a1, *, _a2, out):
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)
+        _shape, _dt = _spec
+        _o = _entry[1](_shape, _dt, _dev)
+        _k(_a0._data, _a1, _a2, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)
+
+def _t44(_a0, _a1, *, _a2, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
@@ -964,13 +988,13 @@ def _t43(_a0, _a1, *, _a2, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)
 
-def _t44(_a0, _a1, *, _a2, out):
+def _t45(_a0, _a1, *, _a2, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -991,46 +1015,13 @@ def _t44(_a0, _a1, *, _a2, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)
 
-def _t45(_a0, _a1, *, _a2, out):
-    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
-    if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
-        _rg = _rg or _a1._requires_grad
-        _n__a1 = _a1._data
-        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
-    else:
-        _n__a1 = _a1
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1, _a2)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)
-        _shape, _dt = _spec
-        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
-            _o = _entry[1](_shape, _dt, _dev)
-        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))
-        _k(_a0._data, _n__a1, _a2, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
-        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)
-
 def _t46(_a0, _a1, *, _a2, out):
     if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a1, _T):
-        if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
@@ -1056,7 +1047,40 @@ def _t46(_a0, _a1, *, _a2, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)
 
-def _t47(_a0, _a1, *, out):
+def _t47(_a0, _a1, *, _a2, out):
+    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    if isinstance(_a1, _T):
+        if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    else:
+        _n__a1 = _a1
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))
+        _k(_a0._data, _n__a1, _a2, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)
+
+def _t48(_a0, _a1, *, out):
     _dev = None
     _rg = False
     _cj = False
@@ -1064,7 +1088,7 @@ def _t47(_a0, _a1, *, out):
     for _t in _a0:
         if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)
         if _dev is None: _dev = _t._device
-        elif _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
         if _t._conj: _cj = True
         _n__a0.append(_t._data)
@@ -1088,7 +1112,7 @@ def _t47(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _a1,), out, _rg, False)
 
-def _t48(_a0, _a1, *, out):
+def _t49(_a0, _a1, *, out):
     _dev = None
     _rg = False
     _cj = False
@@ -1096,7 +1120,7 @@ def _t48(_a0, _a1, *, out):
     for _t in _a1:
         if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)
         if _dev is None: _dev = _t._device
-        elif _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
         if _t._conj: _cj = True
         _n__a1.append(_t._data)
@@ -1120,12 +1144,12 @@ def _t48(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _n__a1,), out, _rg, False)
 
-def _t49(_a0, _a1, *, out):
+def _t50(_a0, _a1, *, out):
     _dev = None
     _rg = False
     if isinstance(_a0, _T):
         if _dev is None: _dev = _a0._device
-        elif _a0._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)
         _rg = _rg or _a0._requires_grad
         _n__a0 = _a0._data
         if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
@@ -1133,7 +1157,7 @@ def _t49(_a0, _a1, *, out):
         _n__a0 = _a0
     if isinstance(_a1, _T):
         if _dev is None: _dev = _a1._device
-        elif _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
@@ -1158,12 +1182,12 @@ def _t49(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), out, _rg, False)
 
-def _t50(_a0, _a1, *, out):
+def _t51(_a0, _a1, *, out):
     _dev = None
     _rg = False
     if isinstance(_a0, _T):
         if _dev is None: _dev = _a0._device
-        elif _a0._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)
         _rg = _rg or _a0._requires_grad
         _n__a0 = _a0._data
         if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
@@ -1171,7 +1195,7 @@ def _t50(_a0, _a1, *, out):
         _n__a0 = _a0
     if isinstance(_a1, _T):
         if _dev is None: _dev = _a1._device
-        elif _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
@@ -1198,7 +1222,7 @@ def _t50(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), out, _rg, False)
 
-def _t51(_a0, _a1, *, out):
+def _t52(_a0, _a1, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -1208,7 +1232,7 @@ def _t51(_a0, _a1, *, out):
     for _t in _a1:
         if _t is None: _n__a1.append(None); continue
         if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)
-        if _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
         if _t._conj: _cj = True
         _n__a1.append(_t._data)
@@ -1231,7 +1255,7 @@ def _t51(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
 
-def _t52(_a0, _a1, *, out):
+def _t53(_a0, _a1, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -1254,7 +1278,7 @@ def _t52(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)
 
-def _t53(_a0, _a1, *, out):
+def _t54(_a0, _a1, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -1279,7 +1303,7 @@ def _t53(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)
 
-def _t54(_a0, _a1, *, out):
+def _t55(_a0, _a1, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -1303,13 +1327,13 @@ def _t54(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)
 
-def _t55(_a0, _a1, *, out):
+def _t56(_a0, _a1, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
@@ -1333,46 +1357,13 @@ def _t55(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
 
-def _t56(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-        _rg = _rg or _a1._requires_grad
-        _n__a1 = _a1._data
-        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    else:
-        _n__a1 = _a1
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
-        _shape, _dt = _spec
-        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
-            _o = _entry[1](_shape, _dt, _dev)
-        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
-        _k(_a0._data, _n__a1, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
-        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
-
 def _t57(_a0, _a1, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     if isinstance(_a1, _T):
-        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
@@ -1405,13 +1396,12 @@ def _t58(_a0, _a1, *, out):
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     if isinstance(_a1, _T):
         if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     else:
         _n__a1 = _a1
-    _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1437,185 +1427,15 @@ def _t59(_a0, _a1, *, out):
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _rg = _rg or _a1._requires_grad
-    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
-        _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
-        _k(_a0._data, _a1._data, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
-        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
-
-def _t60(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _rg = _rg or _a1._requires_grad
-    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
-        _shape, _dt = _spec
-        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
-            _o = _entry[1](_shape, _dt, _dev)
-        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
-        _k(_a0._data, _a1._data, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
-        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
-
-def _t61(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _rg = _rg or _a1._requires_grad
-    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _rg = False
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
-        _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
-        _k(_a0._data, _a1._data, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
-        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
-
-def _t62(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _rg = _rg or _a1._requires_grad
-    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _rg = False
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
-        _shape, _dt = _spec
-        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
-            _o = _entry[1](_shape, _dt, _dev)
-        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
-        _k(_a0._data, _a1._data, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
-        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
-
-def _t63(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _rg = _rg or _a1._requires_grad
-    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
-        _shape, _dt = _spec
-        _o = _entry[1](_shape, _dt, _dev)
-        _k(_a0._data, _a1._data, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
-        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
-
-def _t64(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _rg = _rg or _a1._requires_grad
-    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
-    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
-    _k = _entry[0]
-    if _k is not None:
-        _spec = _meta(_a0, _a1)
-        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
-        if type(_spec) is not tuple:
-            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
-        _shape, _dt = _spec
-        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
-            _o = _entry[1](_shape, _dt, _dev)
-        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
-        _k(_a0._data, _a1._data, out=_o)
-        _r = _new(_T)
-        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
-        _r._version_counter = [0] if not _IT[0] else _new_vc()
-        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
-        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
-        return _r
-    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
-
-def _t65(_a0, _a1, *, out):
-    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)
-    _dev = _a0._device
-    _rg = _a0._requires_grad
-    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     else:
         _n__a1 = _a1
+    _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1636,19 +1456,190 @@ def _t65(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
 
+def _t60(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+        _shape, _dt = _spec
+        _o = _entry[1](_shape, _dt, _dev)
+        _k(_a0._data, _a1._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+
+def _t61(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _a1._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+
+def _t62(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+        _shape, _dt = _spec
+        _o = _entry[1](_shape, _dt, _dev)
+        _k(_a0._data, _a1._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+
+def _t63(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _a1._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+
+def _t64(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+        _shape, _dt = _spec
+        _o = _entry[1](_shape, _dt, _dev)
+        _k(_a0._data, _a1._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+
+def _t65(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
+    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+    _rg = _rg or _a1._requires_grad
+    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _a1._data, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)
+
 def _t66(_a0, _a1, *, out):
     if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     else:
         _n__a1 = _a1
-    _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
     _k = _entry[0]
     if _k is not None:
@@ -1675,8 +1666,41 @@ def _t67(_a0, _a1, *, out):
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
     if isinstance(_a1, _T):
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
+        _rg = _rg or _a1._requires_grad
+        _n__a1 = _a1._data
+        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    else:
+        _n__a1 = _a1
+    _rg = False
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))
+        _k(_a0._data, _n__a1, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
+
+def _t68(_a0, _a1, *, out):
+    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+    if isinstance(_a1, _T):
         if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)
@@ -1702,7 +1726,7 @@ def _t67(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)
 
-def _t68(_a0, _a1, *, out):
+def _t69(_a0, _a1, *, out):
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
     _dev = _a1._device
     _rg = _a1._requires_grad
@@ -1725,13 +1749,13 @@ def _t68(_a0, _a1, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _a1._data,), out, _rg, False)
 
-def _t69(_a0, _a1, _a2):
+def _t70(_a0, _a1, _a2):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)
     if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)
@@ -1741,14 +1765,26 @@ def _t69(_a0, _a1, _a2):
     _rg = False
     return _run_dynamic(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _rg)
 
-def _t70(_a0, _a1, _a2):
+def _t71(_a0, _a1, _a2):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2)
+        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _a0, _rg, True)
+
+def _t72(_a0, _a1, _a2):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     if isinstance(_a1, _T):
         if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
@@ -1756,7 +1792,7 @@ def _t70(_a0, _a1, _a2):
         _n__a1 = _a1
     if isinstance(_a2, _T):
         if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)
-        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
         _rg = _rg or _a2._requires_grad
         _n__a2 = _a2._data
         if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
@@ -1769,17 +1805,17 @@ def _t70(_a0, _a1, _a2):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _a0, _rg, True)
 
-def _t71(_a0, _a1, _a2):
+def _t73(_a0, _a1, _a2):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     if isinstance(_a2, _T):
-        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
         _rg = _rg or _a2._requires_grad
         _n__a2 = _a2._data
         if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
@@ -1792,17 +1828,17 @@ def _t71(_a0, _a1, _a2):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _a0, _rg, True)
 
-def _t72(_a0, _a1, _a2):
+def _t74(_a0, _a1, _a2):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1812,7 +1848,7 @@ def _t72(_a0, _a1, _a2):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _a0, _rg, True)
 
-def _t73(_a0, _a1, _a2):
+def _t75(_a0, _a1, _a2):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -1831,7 +1867,7 @@ def _t73(_a0, _a1, _a2):
     return _composite(_a0, _a1, _a2)
     return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)
 
-def _t74(_a0, _a1, _a2):
+def _t76(_a0, _a1, _a2):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -1848,18 +1884,18 @@ def _t74(_a0, _a1, _a2):
         return _r
     return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)
 
-def _t75(_a0, _a1, _a2, *, _a3):
+def _t77(_a0, _a1, _a2, *, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)
     return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _rg)
 
-def _t76(_a0, _a1, _a2, *, _a3):
+def _t78(_a0, _a1, _a2, *, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -1871,17 +1907,17 @@ def _t76(_a0, _a1, _a2, *, _a3):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)
 
-def _t77(_a0, _a1, _a2, *, _a3):
+def _t79(_a0, _a1, _a2, *, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1891,17 +1927,17 @@ def _t77(_a0, _a1, _a2, *, _a3):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _a0, _rg, True)
 
-def _t78(_a0, _a1, _a2, *, _a3, _a4):
+def _t80(_a0, _a1, _a2, *, _a3, _a4):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1911,7 +1947,7 @@ def _t78(_a0, _a1, _a2, *, _a3, _a4):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _a0, _rg, True)
 
-def _t79(_a0, _a1, _a2, *, _a3, _a4, _a5, _a6, out):
+def _t81(_a0, _a1, _a2, *, _a3, _a4, _a5, _a6, out):
     _dev = _factory_device(_a5)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1932,7 +1968,7 @@ def _t79(_a0, _a1, _a2, *, _a3, _a4, _a5, _a6, out):
     if _a6: _result.requires_grad_(True)
     return _result
 
-def _t80(_a0, _a1, _a2, *, _a3, _a4, _a5, out):
+def _t82(_a0, _a1, _a2, *, _a3, _a4, _a5, out):
     _dev = _factory_device(_a4)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1953,17 +1989,17 @@ def _t80(_a0, _a1, _a2, *, _a3, _a4, _a5, out):
     if _a5: _result.requires_grad_(True)
     return _result
 
-def _t81(_a0, _a1, _a2, *, _a3, _a4, out):
+def _t83(_a0, _a1, _a2, *, _a3, _a4, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -1984,7 +2020,7 @@ def _t81(_a0, _a1, _a2, *, _a3, _a4, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), out, _rg, False)
 
-def _t82(_a0, _a1, _a2, *, _a3, out):
+def _t84(_a0, _a1, _a2, *, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2007,7 +2043,7 @@ def _t82(_a0, _a1, _a2, *, _a3, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
 
-def _t83(_a0, _a1, _a2, *, _a3, out):
+def _t85(_a0, _a1, _a2, *, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2031,17 +2067,17 @@ def _t83(_a0, _a1, _a2, *, _a3, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
 
-def _t84(_a0, _a1, _a2, *, _a3, out):
+def _t86(_a0, _a1, _a2, *, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2064,13 +2100,13 @@ def _t84(_a0, _a1, _a2, *, _a3, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), out, _rg, False)
 
-def _t85(_a0, _a1, _a2, *, _a3, out):
+def _t87(_a0, _a1, _a2, *, _a3, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2091,7 +2127,7 @@ def _t85(_a0, _a1, _a2, *, _a3, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), out, _rg, False)
 
-def _t86(_a0, _a1, _a2, *, out):
+def _t88(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2114,7 +2150,32 @@ def _t86(_a0, _a1, _a2, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)
 
-def _t87(_a0, _a1, _a2, *, out):
+def _t89(_a0, _a1, _a2, *, out):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2)
+        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)
+        if type(_spec) is not tuple:
+            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)
+        _shape, _dt = _spec
+        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:
+            _o = _entry[1](_shape, _dt, _dev)
+        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))
+        _k(_a0._data, _a1, _a2, out=_o)
+        _r = _new(_T)
+        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None
+        _r._version_counter = [0] if not _IT[0] else _new_vc()
+        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False
+        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)
+        return _r
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)
+
+def _t90(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2138,20 +2199,20 @@ def _t87(_a0, _a1, _a2, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)
 
-def _t88(_a0, _a1, _a2, *, out):
+def _t91(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     else:
         _n__a1 = _a1
     if isinstance(_a2, _T):
-        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
         _rg = _rg or _a2._requires_grad
         _n__a2 = _a2._data
         if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
@@ -2177,14 +2238,14 @@ def _t88(_a0, _a1, _a2, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)
 
-def _t89(_a0, _a1, _a2, *, out):
+def _t92(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a1, _T):
         if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
@@ -2192,7 +2253,7 @@ def _t89(_a0, _a1, _a2, *, out):
         _n__a1 = _a1
     if isinstance(_a2, _T):
         if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)
-        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
         _rg = _rg or _a2._requires_grad
         _n__a2 = _a2._data
         if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
@@ -2218,13 +2279,13 @@ def _t89(_a0, _a1, _a2, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)
 
-def _t90(_a0, _a1, _a2, *, out):
+def _t93(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2245,17 +2306,17 @@ def _t90(_a0, _a1, _a2, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)
 
-def _t91(_a0, _a1, _a2, *, out):
+def _t94(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a2, _T):
-        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
         _rg = _rg or _a2._requires_grad
         _n__a2 = _a2._data
         if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
@@ -2279,17 +2340,17 @@ def _t91(_a0, _a1, _a2, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), out, _rg, False)
 
-def _t92(_a0, _a1, _a2, *, out):
+def _t95(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if isinstance(_a2, _T):
-        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
         _rg = _rg or _a2._requires_grad
         _n__a2 = _a2._data
         if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
@@ -2315,17 +2376,17 @@ def _t92(_a0, _a1, _a2, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), out, _rg, False)
 
-def _t93(_a0, _a1, _a2, *, out):
+def _t96(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2346,13 +2407,13 @@ def _t93(_a0, _a1, _a2, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), out, _rg, False)
 
-def _t94(_a0, _a1, _a2, *, out):
+def _t97(_a0, _a1, _a2, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2373,7 +2434,7 @@ def _t94(_a0, _a1, _a2, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), out, _rg, False)
 
-def _t95(_a0, _a1, _a2, _a3):
+def _t98(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2381,7 +2442,7 @@ def _t95(_a0, _a1, _a2, _a3):
     _rg = False
     return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)
 
-def _t96(_a0, _a1, _a2, _a3):
+def _t99(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2391,12 +2452,12 @@ def _t96(_a0, _a1, _a2, _a3):
     for _t in _a1:
         if _t is None: _n__a1.append(None); continue
         if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)
-        if _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
         if _t._conj: _cj = True
         _n__a1.append(_t._data)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
@@ -2407,7 +2468,7 @@ def _t96(_a0, _a1, _a2, _a3):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _a0, _rg, True)
 
-def _t97(_a0, _a1, _a2, _a3):
+def _t100(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2419,17 +2480,17 @@ def _t97(_a0, _a1, _a2, _a3):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)
 
-def _t98(_a0, _a1, _a2, _a3):
+def _t101(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     if isinstance(_a3, _T):
-        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
         _rg = _rg or _a3._requires_grad
         _n__a3 = _a3._data
         if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
@@ -2442,17 +2503,17 @@ def _t98(_a0, _a1, _a2, _a3):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _a0, _rg, True)
 
-def _t99(_a0, _a1, _a2, _a3):
+def _t102(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
-    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
+    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
     _rg = _rg or _a3._requires_grad
     if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2462,7 +2523,7 @@ def _t99(_a0, _a1, _a2, _a3):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _a0, _rg, True)
 
-def _t100(_a0, _a1, _a2, _a3):
+def _t103(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2481,7 +2542,7 @@ def _t100(_a0, _a1, _a2, _a3):
     return _composite(_a0, _a1, _a2, _a3)
     return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)
 
-def _t101(_a0, _a1, _a2, _a3):
+def _t104(_a0, _a1, _a2, _a3):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2498,17 +2559,17 @@ def _t101(_a0, _a1, _a2, _a3):
         return _r
     return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)
 
-def _t102(_a0, _a1, _a2, _a3, *, _a4):
+def _t105(_a0, _a1, _a2, _a3, *, _a4):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
-    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
+    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
     _rg = _rg or _a3._requires_grad
     if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2518,17 +2579,17 @@ def _t102(_a0, _a1, _a2, _a3, *, _a4):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _a0, _rg, True)
 
-def _t103(_a0, _a1, _a2, _a3, *, _a4, _a5):
+def _t106(_a0, _a1, _a2, _a3, *, _a4, _a5):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
     if isinstance(_a3, _T):
-        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
+        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
         _rg = _rg or _a3._requires_grad
         _n__a3 = _a3._data
         if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
@@ -2541,7 +2602,7 @@ def _t103(_a0, _a1, _a2, _a3, *, _a4, _a5):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _a0, _rg, True)
 
-def _t104(_a0, _a1, _a2, _a3, *, _a4, _a5, _a6, out):
+def _t107(_a0, _a1, _a2, _a3, *, _a4, _a5, _a6, out):
     _dev = _factory_device(_a5)
     _rg = False
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2562,17 +2623,17 @@ def _t104(_a0, _a1, _a2, _a3, *, _a4, _a5, _a6, out):
     if _a6: _result.requires_grad_(True)
     return _result
 
-def _t105(_a0, _a1, _a2, _a3, *, _a4, _a5, out):
+def _t108(_a0, _a1, _a2, _a3, *, _a4, _a5, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if isinstance(_a3, _T):
-        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
+        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
         _rg = _rg or _a3._requires_grad
         _n__a3 = _a3._data
         if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
@@ -2596,7 +2657,7 @@ def _t105(_a0, _a1, _a2, _a3, *, _a4, _a5, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), out, _rg, False)
 
-def _t106(_a0, _a1, _a2, _a3, *, _a4, out):
+def _t109(_a0, _a1, _a2, _a3, *, _a4, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2619,13 +2680,13 @@ def _t106(_a0, _a1, _a2, _a3, *, _a4, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)
 
-def _t107(_a0, _a1, _a2, _a3, *, _a4, out):
+def _t110(_a0, _a1, _a2, _a3, *, _a4, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if isinstance(_a1, _T):
-        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
+        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
         _rg = _rg or _a1._requires_grad
         _n__a1 = _a1._data
         if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
@@ -2649,17 +2710,17 @@ def _t107(_a0, _a1, _a2, _a3, *, _a4, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), out, _rg, False)
 
-def _t108(_a0, _a1, _a2, _a3, *, _a4, out):
+def _t111(_a0, _a1, _a2, _a3, *, _a4, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
-    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
+    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
     _rg = _rg or _a3._requires_grad
     if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2680,7 +2741,7 @@ def _t108(_a0, _a1, _a2, _a3, *, _a4, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), out, _rg, False)
 
-def _t109(_a0, _a1, _a2, _a3, *, out):
+def _t112(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2690,12 +2751,12 @@ def _t109(_a0, _a1, _a2, _a3, *, out):
     for _t in _a1:
         if _t is None: _n__a1.append(None); continue
         if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)
-        if _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)
         _rg = _rg or _t._requires_grad
         if _t._conj: _cj = True
         _n__a1.append(_t._data)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
@@ -2717,7 +2778,7 @@ def _t109(_a0, _a1, _a2, _a3, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), out, _rg, False)
 
-def _t110(_a0, _a1, _a2, _a3, *, out):
+def _t113(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2740,7 +2801,7 @@ def _t110(_a0, _a1, _a2, _a3, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
 
-def _t111(_a0, _a1, _a2, _a3, *, out):
+def _t114(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2765,7 +2826,7 @@ def _t111(_a0, _a1, _a2, _a3, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
 
-def _t112(_a0, _a1, _a2, _a3, *, out):
+def _t115(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2789,13 +2850,13 @@ def _t112(_a0, _a1, _a2, _a3, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)
 
-def _t113(_a0, _a1, _a2, _a3, *, out):
+def _t116(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2816,17 +2877,17 @@ def _t113(_a0, _a1, _a2, _a3, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), out, _rg, False)
 
-def _t114(_a0, _a1, _a2, _a3, *, out):
+def _t117(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if isinstance(_a3, _T):
-        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
         _rg = _rg or _a3._requires_grad
         _n__a3 = _a3._data
         if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
@@ -2850,17 +2911,17 @@ def _t114(_a0, _a1, _a2, _a3, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), out, _rg, False)
 
-def _t115(_a0, _a1, _a2, _a3, *, out):
+def _t118(_a0, _a1, _a2, _a3, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
-    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
+    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
     _rg = _rg or _a3._requires_grad
     if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2881,7 +2942,7 @@ def _t115(_a0, _a1, _a2, _a3, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), out, _rg, False)
 
-def _t116(_a0, _a1, _a2, _a3, _a4):
+def _t119(_a0, _a1, _a2, _a3, _a4):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2889,17 +2950,29 @@ def _t116(_a0, _a1, _a2, _a3, _a4):
     _rg = False
     return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _rg)
 
-def _t117(_a0, _a1, _a2, _a3, _a4, *, _a5):
+def _t120(_a0, _a1, _a2, _a3, _a4):
+    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
+    _dev = _a0._device
+    _rg = _a0._requires_grad
+    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)
+    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
+    _k = _entry[0]
+    if _k is not None:
+        _spec = _meta(_a0, _a1, _a2, _a3, _a4)
+        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, _a0, _rg, True)
+    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _a0, _rg, True)
+
+def _t121(_a0, _a1, _a2, _a3, _a4, *, _a5):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
     if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
-    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
+    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
     _rg = _rg or _a3._requires_grad
     if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2909,17 +2982,17 @@ def _t117(_a0, _a1, _a2, _a3, _a4, *, _a5):
         return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, _a0, _rg, True)
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _a0, _rg, True)
 
-def _t118(_a0, _a1, _a2, _a3, _a4, *, _a5, out):
+def _t122(_a0, _a1, _a2, _a3, _a4, *, _a5, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)
-    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
+    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)
     _rg = _rg or _a2._requires_grad
     if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)
-    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
+    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
     _rg = _rg or _a3._requires_grad
     if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -2940,7 +3013,7 @@ def _t118(_a0, _a1, _a2, _a3, _a4, *, _a5, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), out, _rg, False)
 
-def _t119(_a0, _a1, _a2, _a3, _a4, *, out):
+def _t123(_a0, _a1, _a2, _a3, _a4, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
@@ -2963,13 +3036,13 @@ def _t119(_a0, _a1, _a2, _a3, _a4, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)
 
-def _t120(_a0, _a1, _a2, _a3, _a4, *, out):
+def _t124(_a0, _a1, _a2, _a3, _a4, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if isinstance(_a3, _T):
-        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
+        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)
         _rg = _rg or _a3._requires_grad
         _n__a3 = _a3._data
         if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
@@ -2977,7 +3050,7 @@ def _t120(_a0, _a1, _a2, _a3, _a4, *, out):
         if _a3 is not None: raise _type_error(_OP, '_a3', _a3)
         _n__a3 = _a3
     if isinstance(_a4, _T):
-        if _a4._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
+        if _a4._device is not _dev: _dev = _unify(_OP, _dev, _a4)
         _rg = _rg or _a4._requires_grad
         _n__a4 = _a4._data
         if _a4._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
@@ -3002,13 +3075,13 @@ def _t120(_a0, _a1, _a2, _a3, _a4, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), out, _rg, False)
 
-def _t121(_a0, _a1, _a2, _a3, _a4, *, out):
+def _t125(_a0, _a1, _a2, _a3, _a4, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -3029,13 +3102,13 @@ def _t121(_a0, _a1, _a2, _a3, _a4, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)
 
-def _t122(_a0, _a1, _a2, _a3, _a4, *, out):
+def _t126(_a0, _a1, _a2, _a3, _a4, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)
     _rg = False
@@ -3057,13 +3130,13 @@ def _t122(_a0, _a1, _a2, _a3, _a4, *, out):
         return _r
     return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)
 
-def _t123(_a0, _a1, _a2, _a3, _a4, _a5, *, out):
+def _t127(_a0, _a1, _a2, _a3, _a4, _a5, *, out):
     if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)
     _dev = _a0._device
     _rg = _a0._requires_grad
     if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)
-    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
+    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)
     _rg = _rg or _a1._requires_grad
     if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)
     _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)
@@ -3098,115 +3171,119 @@ TEMPLATES = {
     'def _op(_a0, *, _a1, _a2, _a3, _a4, out):\n    _dev = _factory_device(_a3)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a4: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0, _a1, _a2, _a3, _a4,), out, _rg, False)\n    if _a4: _result.requires_grad_(True)\n    return _result': _t10.__code__,
     "def _op(_a0, *, _a1, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t11.__code__,
     "def _op(_a0, *, _a1, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t12.__code__,
-    "def _op(_a0, *, _a1, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        if _a2 is not None: raise _type_error(_OP, '_a2', _a2)\n        _n__a2 = _a2\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        if _a3 is not None: raise _type_error(_OP, '_a3', _a3)\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _n__a2, _n__a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), out, _rg, False)": _t13.__code__,
+    "def _op(_a0, *, _a1, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        if _a2 is not None: raise _type_error(_OP, '_a2', _a2)\n        _n__a2 = _a2\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        if _a3 is not None: raise _type_error(_OP, '_a3', _a3)\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _n__a2, _n__a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _n__a2, _n__a3,), out, _rg, False)": _t13.__code__,
     "def _op(_a0, *, _a1, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t14.__code__,
     "def _op(_a0, *, _a1, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t15.__code__,
     "def _op(_a0, *, _a1, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t16.__code__,
-    "def _op(_a0, *, out):\n    _dev = None\n    _rg = False\n    _cj = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0,), out, False)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_n__a0,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_n__a0,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_n__a0,), out, _rg, False)": _t17.__code__,
+    "def _op(_a0, *, out):\n    _dev = None\n    _rg = False\n    _cj = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_n__a0,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_n__a0,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_n__a0,), out, _rg, False)": _t17.__code__,
     "def _op(_a0, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)": _t18.__code__,
     "def _op(_a0, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0,))\n        _k(_a0._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)": _t19.__code__,
     "def _op(_a0, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)": _t20.__code__,
     "def _op(_a0, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0)\n        if out is not None: return _into(_OP, _k, _dev, (_a0,), (_a0._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0,), (_a0._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0,))\n        _k(_a0._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0,), (_a0._data,), out, _rg, False)": _t21.__code__,
-    'def _op(_a0, _a1):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _a0, _rg, True)': _t22.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)\n    return _run_dynamic(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _rg)": _t23.__code__,
+    'def _op(_a0, _a1):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _a0, _rg, True)': _t22.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, False)\n    return _run_dynamic(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _rg)": _t23.__code__,
     "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _a0, _rg, True)": _t24.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t25.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t26.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t27.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t28.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)": _t29.__code__,
-    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)": _t30.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t25.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t26.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t27.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _a0, _rg, True)": _t28.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)": _t29.__code__,
+    "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), None, True)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _a0, _rg, True)": _t30.__code__,
     "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1)\n        _n = _k(_a0._data, _a1)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1)\n    return _composite(_a0, _a1)\n    return _run_view(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)": _t31.__code__,
     "def _op(_a0, _a1):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1)\n        _n = _k(_a0._data, _a1)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), _rg)": _t32.__code__,
     "def _op(_a0, _a1, *, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _a0, _rg, True)": _t33.__code__,
-    "def _op(_a0, _a1, *, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _a0, _rg, True)": _t34.__code__,
-    "def _op(_a0, _a1, *, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _a0, _rg, True)": _t35.__code__,
-    "def _op(_a0, _a1, *, _a2, _a3, _a4, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a5, _T):\n        if _a5._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n        _rg = _rg or _a5._requires_grad\n        _n__a5 = _a5._data\n        if _a5._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    else:\n        if _a5 is not None: raise _type_error(_OP, '_a5', _a5)\n        _n__a5 = _a5\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, _a3, _a4, _n__a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), out, _rg, False)": _t36.__code__,
+    "def _op(_a0, _a1, *, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _a0, _rg, True)": _t34.__code__,
+    "def _op(_a0, _a1, *, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _a0, _rg, True)": _t35.__code__,
+    "def _op(_a0, _a1, *, _a2, _a3, _a4, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a5, _T):\n        if _a5._device is not _dev: _dev = _unify(_OP, _dev, _a5)\n        _rg = _rg or _a5._requires_grad\n        _n__a5 = _a5._data\n        if _a5._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    else:\n        if _a5 is not None: raise _type_error(_OP, '_a5', _a5)\n        _n__a5 = _a5\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, _a3, _a4, _n__a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _n__a1, _a2, _a3, _a4, _n__a5,), out, _rg, False)": _t36.__code__,
     'def _op(_a0, _a1, *, _a2, _a3, _a4, out):\n    _dev = _factory_device(_a3)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a4: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0, _a1, _a2, _a3, _a4,), out, _rg, False)\n    if _a4: _result.requires_grad_(True)\n    return _result': _t37.__code__,
-    "def _op(_a0, _a1, *, _a2, _a3, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t38.__code__,
-    "def _op(_a0, _a1, *, _a2, _a3, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        _n__a0 = _a0\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _dev is None: _dev = _a1._device\n    elif _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _a1._data, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), out, _rg, False)": _t39.__code__,
+    "def _op(_a0, _a1, *, _a2, _a3, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t38.__code__,
+    "def _op(_a0, _a1, *, _a2, _a3, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        _n__a0 = _a0\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _dev is None: _dev = _a1._device\n    elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _a1._data, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_n__a0, _a1._data, _a2, _a3,), out, _rg, False)": _t39.__code__,
     "def _op(_a0, _a1, *, _a2, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t40.__code__,
-    "def _op(_a0, _a1, *, _a2, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), out, _rg, False)": _t41.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_n__a0, _n__a1, _a2,), out, _rg, False)": _t41.__code__,
     "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t42.__code__,
-    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t43.__code__,
-    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)": _t44.__code__,
-    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t45.__code__,
-    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t46.__code__,
-    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    _cj = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _a1,), out, _rg, False)": _t47.__code__,
-    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _n__a1,), out, _rg, False)": _t48.__code__,
-    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), out, _rg, False)": _t49.__code__,
-    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_n__a0, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), out, _rg, False)": _t50.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t51.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t52.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t53.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t54.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t55.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t56.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t57.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t58.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t59.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t60.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t61.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t62.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t63.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t64.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t65.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t66.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t67.__code__,
-    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    _dev = _a1._device\n    _rg = _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _a1._data,), out, _rg, False)": _t68.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)\n    else:\n        if _a1 is not None: raise _type_error(_OP, '_a1', _a1)\n        _n__a1 = _a1\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _rg)": _t69.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)\n        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _a0, _rg, True)": _t70.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _a0, _rg, True)": _t71.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _a0, _rg, True)": _t72.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2)\n        _n = _k(_a0._data, _a1, _a2)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1, _a2)\n    return _composite(_a0, _a1, _a2)\n    return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)": _t73.__code__,
-    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2)\n        _n = _k(_a0._data, _a1, _a2)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)": _t74.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _rg)": _t75.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)": _t76.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _a0, _rg, True)": _t77.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _a0, _rg, True)": _t78.__code__,
-    'def _op(_a0, _a1, _a2, *, _a3, _a4, _a5, _a6, out):\n    _dev = _factory_device(_a5)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5, _a6)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, _a6, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a6: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), out, _rg, False)\n    if _a6: _result.requires_grad_(True)\n    return _result': _t79.__code__,
-    'def _op(_a0, _a1, _a2, *, _a3, _a4, _a5, out):\n    _dev = _factory_device(_a4)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a5: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0, _a1, _a2, _a3, _a4, _a5,), out, _rg, False)\n    if _a5: _result.requires_grad_(True)\n    return _result': _t80.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2._data, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), out, _rg, False)": _t81.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t82.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t83.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2, _a3,))\n        _k(_a0._data, _a1._data, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), out, _rg, False)": _t84.__code__,
-    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), out, _rg, False)": _t85.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t86.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t87.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)": _t88.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)\n        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)": _t89.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)": _t90.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), out, _rg, False)": _t91.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _a1._data, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), out, _rg, False)": _t92.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), out, _rg, False)": _t93.__code__,
-    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), out, _rg, False)": _t94.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t95.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _a0, _rg, True)": _t96.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)": _t97.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _a0, _rg, True)": _t98.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _a0, _rg, True)": _t99.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2, _a3)\n        _n = _k(_a0._data, _a1, _a2, _a3)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1, _a2, _a3)\n    return _composite(_a0, _a1, _a2, _a3)\n    return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t100.__code__,
-    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2, _a3)\n        _n = _k(_a0._data, _a1, _a2, _a3)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t101.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _a0, _rg, True)": _t102.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4, _a5):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _a0, _rg, True)": _t103.__code__,
-    'def _op(_a0, _a1, _a2, _a3, *, _a4, _a5, _a6, out):\n    _dev = _factory_device(_a5)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5, _a6)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, _a6, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a6: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), out, _rg, False)\n    if _a6: _result.requires_grad_(True)\n    return _result': _t104.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _n__a3, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), out, _rg, False)": _t105.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)": _t106.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), out, _rg, False)": _t107.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), out, _rg, False)": _t108.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), out, _rg, False)": _t109.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t110.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2, _a3,))\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t111.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t112.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), out, _rg, False)": _t113.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _n__a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), out, _rg, False)": _t114.__code__,
-    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), out, _rg, False)": _t115.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, False)\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _rg)": _t116.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, _a5):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _a0, _rg, True)": _t117.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), out, _rg, False)": _t118.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)": _t119.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    else:\n        if _a3 is not None: raise _type_error(_OP, '_a3', _a3)\n        _n__a3 = _a3\n    if isinstance(_a4, _T):\n        if _a4._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n        _rg = _rg or _a4._requires_grad\n        _n__a4 = _a4._data\n        if _a4._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    else:\n        if _a4 is not None: raise _type_error(_OP, '_a4', _a4)\n        _n__a4 = _a4\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _n__a3, _n__a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), out, _rg, False)": _t120.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t121.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t122.__code__,
-    "def _op(_a0, _a1, _a2, _a3, _a4, _a5, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: return _cross(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), out, _rg, False)": _t123.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t43.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t44.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)": _t45.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t46.__code__,
+    "def _op(_a0, _a1, *, _a2, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, _a2=_a2, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype and _zero_dim_when(_a0, _a1, _a2=_a2): _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), out, _rg, False)": _t47.__code__,
+    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    _cj = False\n    _n__a0 = []\n    for _t in _a0:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a0', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a0.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _a1,), out, _rg, False)": _t48.__code__,
+    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _dev is None: _dev = _t._device\n        elif _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if _dev is None: raise _no_tensor_error(_OP)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _n__a1,), out, _rg, False)": _t49.__code__,
+    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_n__a0, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), out, _rg, False)": _t50.__code__,
+    "def _op(_a0, _a1, *, out):\n    _dev = None\n    _rg = False\n    if isinstance(_a0, _T):\n        if _dev is None: _dev = _a0._device\n        elif _a0._device is not _dev: _dev = _unify(_OP, _dev, _a0)\n        _rg = _rg or _a0._requires_grad\n        _n__a0 = _a0._data\n        if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a0 = _a0\n    if isinstance(_a1, _T):\n        if _dev is None: _dev = _a1._device\n        elif _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    if _dev is None: raise _no_tensor_error(_OP)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_n__a0, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_n__a0, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_n__a0, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_n__a0, _n__a1,), out, _rg, False)": _t51.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t52.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t53.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t54.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1,), out, _rg, False)": _t55.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t56.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t57.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t58.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t59.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t60.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t61.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t62.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t63.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t64.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _a1._data,), out, _rg, False)": _t65.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t66.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t67.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a0, _T): return _number_first(_OP, _SELF, _a0, _a1, out=out)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0._data, _n__a1,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0._data, _n__a1,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1,))\n        _k(_a0._data, _n__a1, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0._data, _n__a1,), out, _rg, False)": _t68.__code__,
+    "def _op(_a0, _a1, *, out):\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    _dev = _a1._device\n    _rg = _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1,), (_a0, _a1._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1,), (_a0, _a1._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0, _a1._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1,), (_a0, _a1._data,), out, _rg, False)": _t69.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, False)\n    else:\n        if _a1 is not None: raise _type_error(_OP, '_a1', _a1)\n        _n__a1 = _a1\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _a2,), _rg)": _t70.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _a0, _rg, True)": _t71.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _a0, _rg, True)": _t72.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _a0, _rg, True)": _t73.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _a0, _rg, True)": _t74.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2)\n        _n = _k(_a0._data, _a1, _a2)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1, _a2)\n    return _composite(_a0, _a1, _a2)\n    return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)": _t75.__code__,
+    "def _op(_a0, _a1, _a2):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2)\n        _n = _k(_a0._data, _a1, _a2)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _rg)": _t76.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _rg)": _t77.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)": _t78.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _a0, _rg, True)": _t79.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _a0, _rg, True)": _t80.__code__,
+    'def _op(_a0, _a1, _a2, *, _a3, _a4, _a5, _a6, out):\n    _dev = _factory_device(_a5)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5, _a6)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, _a6, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a6: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), out, _rg, False)\n    if _a6: _result.requires_grad_(True)\n    return _result': _t81.__code__,
+    'def _op(_a0, _a1, _a2, *, _a3, _a4, _a5, out):\n    _dev = _factory_device(_a4)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a5: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0, _a1, _a2, _a3, _a4, _a5,), out, _rg, False)\n    if _a5: _result.requires_grad_(True)\n    return _result': _t82.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2._data, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2._data, _a3, _a4,), out, _rg, False)": _t83.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t84.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t85.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2, _a3,))\n        _k(_a0._data, _a1._data, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2._data, _a3,), out, _rg, False)": _t86.__code__,
+    "def _op(_a0, _a1, _a2, *, _a3, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3,), out, _rg, False)": _t87.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t88.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t89.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2,), out, _rg, False)": _t90.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)": _t91.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._dtype is not _a0._dtype: _a0, _a1 = _zero_dim_common(_a0, _a1)\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a1 = _a1\n    if isinstance(_a2, _T):\n        if _a2._dtype is not _a0._dtype: _a0, _a2 = _zero_dim_common(_a0, _a2)\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _n__a1, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _n__a1, _n__a2,), out, _rg, False)": _t92.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2,), out, _rg, False)": _t93.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), out, _rg, False)": _t94.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if isinstance(_a2, _T):\n        if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n        _rg = _rg or _a2._requires_grad\n        _n__a2 = _a2._data\n        if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    else:\n        _n__a2 = _a2\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2,))\n        _k(_a0._data, _a1._data, _n__a2, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _n__a2,), out, _rg, False)": _t95.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1._data, _a2._data,), out, _rg, False)": _t96.__code__,
+    "def _op(_a0, _a1, _a2, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2,), (_a0._data, _a1, _a2._data,), out, _rg, False)": _t97.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, False)\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t98.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _a0, _rg, True)": _t99.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _a0, _rg, True)": _t100.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _a0, _rg, True)": _t101.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _a0, _rg, True)": _t102.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2, _a3)\n        _n = _k(_a0._data, _a1, _a2, _a3)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'view', None)\n        return _r\n    _meta(_a0, _a1, _a2, _a3)\n    return _composite(_a0, _a1, _a2, _a3)\n    return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t103.__code__,
+    "def _op(_a0, _a1, _a2, _a3):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_view(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,))\n    _table = _TABLES[_dev.type]\n    _k = _table.get('_op')\n    if _k is not None:\n        _meta(_a0, _a1, _a2, _a3)\n        _n = _k(_a0._data, _a1, _a2, _a3)\n        _r = _wrap(_n, _DT._FROM_NUMPY.get(_n.dtype) or _DT.from_numpy_dtype(_n.dtype), _dev)\n        _r._version_counter = _a0._version_counter\n        _r._base = _a0 if _a0._base is None else _a0._base\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'view', None)\n        return _r\n    return _run_view(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _rg)": _t104.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _a0, _rg, True)": _t105.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4, _a5):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _a0, _rg, True)": _t106.__code__,
+    'def _op(_a0, _a1, _a2, _a3, *, _a4, _a5, _a6, out):\n    _dev = _factory_device(_a5)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None and out is None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5, _a6)\n        if type(_spec) is tuple:\n            _shape, _dt = _spec\n            _o = _entry[1](_shape, _dt, _dev)\n            _k(_a0, _a1, _a2, _a3, _a4, _a5, _a6, out=_o)\n            _r = _new(_T)\n            _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n            _r._version_counter = [0] if not _IT[0] else _new_vc()\n            _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n            if _a6: _r.requires_grad_(True)\n            return _r\n    _result = _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), (_a0, _a1, _a2, _a3, _a4, _a5, _a6,), out, _rg, False)\n    if _a6: _result.requires_grad_(True)\n    return _result': _t107.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _n__a3, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _n__a3, _a4, _a5,), out, _rg, False)": _t108.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)": _t109.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if isinstance(_a1, _T):\n        if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n        _rg = _rg or _a1._requires_grad\n        _n__a1 = _a1._data\n        if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    else:\n        _n__a1 = _a1\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _n__a1, _a2, _a3, _a4,), out, _rg, False)": _t110.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, _a4, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2._data, _a3._data, _a4,), out, _rg, False)": _t111.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _cj = False\n    _n__a1 = []\n    for _t in _a1:\n        if _t is None: _n__a1.append(None); continue\n        if not isinstance(_t, _T): raise _type_error(_OP, '_a1', _t)\n        if _t._device is not _dev: _dev = _unify(_OP, _dev, _t)\n        _rg = _rg or _t._requires_grad\n        if _t._conj: _cj = True\n        _n__a1.append(_t._data)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if _cj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _n__a1, _a2._data, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _n__a1, _a2._data, _a3,), out, _rg, False)": _t112.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t113.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        if len(_shape) < 2 or _entry[3] and _a0._data.flags.c_contiguous and _a0._data.shape == _shape:\n            _o = _entry[1](_shape, _dt, _dev)\n        else: _o = _elementwise_out(_entry, _shape, _dt, _dev, (_a0, _a1, _a2, _a3,))\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t114.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2, _a3,), out, _rg, False)": _t115.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1._data, _a2, _a3,), out, _rg, False)": _t116.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    else:\n        _n__a3 = _a3\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _n__a3, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _n__a3,), out, _rg, False)": _t117.__code__,
+    "def _op(_a0, _a1, _a2, _a3, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3,), (_a0._data, _a1, _a2._data, _a3._data,), out, _rg, False)": _t118.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, False)\n    _rg = False\n    return _run_dynamic(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _rg)": _t119.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _a0, _rg, True)": _t120.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, _a5):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), None, True)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, _a0, _rg, True)\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _a0, _rg, True)": _t121.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, _a5, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a2, _T): raise _type_error(_OP, '_a2', _a2)\n    if _a2._device is not _dev: _dev = _unify(_OP, _dev, _a2)\n    _rg = _rg or _a2._requires_grad\n    if _a2._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a3, _T): raise _type_error(_OP, '_a3', _a3)\n    if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n    _rg = _rg or _a3._requires_grad\n    if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2._data, _a3._data, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1, _a2._data, _a3._data, _a4, _a5,), out, _rg, False)": _t122.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _a3, _a4,), out, _rg, False)": _t123.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if isinstance(_a3, _T):\n        if _a3._device is not _dev: _dev = _unify(_OP, _dev, _a3)\n        _rg = _rg or _a3._requires_grad\n        _n__a3 = _a3._data\n        if _a3._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    else:\n        if _a3 is not None: raise _type_error(_OP, '_a3', _a3)\n        _n__a3 = _a3\n    if isinstance(_a4, _T):\n        if _a4._device is not _dev: _dev = _unify(_OP, _dev, _a4)\n        _rg = _rg or _a4._requires_grad\n        _n__a4 = _a4._data\n        if _a4._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    else:\n        if _a4 is not None: raise _type_error(_OP, '_a4', _a4)\n        _n__a4 = _a4\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1, _a2, _n__a3, _n__a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1, _a2, _n__a3, _n__a4,), out, _rg, False)": _t124.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t125.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4,), out, False)\n    _rg = False\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4,), (_a0._data, _a1._data, _a2, _a3, _a4,), out, _rg, False)": _t126.__code__,
+    "def _op(_a0, _a1, _a2, _a3, _a4, _a5, *, out):\n    if not isinstance(_a0, _T): raise _type_error(_OP, '_a0', _a0)\n    _dev = _a0._device\n    _rg = _a0._requires_grad\n    if _a0._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    if not isinstance(_a1, _T): raise _type_error(_OP, '_a1', _a1)\n    if _a1._device is not _dev: _dev = _unify(_OP, _dev, _a1)\n    _rg = _rg or _a1._requires_grad\n    if _a1._conj: return _conj_call(_OP, _SELF_ARGS, (_a0, _a1, _a2, _a3, _a4, _a5,), out, False)\n    _entry = _KC.get(_dev.type) or _entry_for(_OP, _KC, _dev.type)\n    _k = _entry[0]\n    if _k is not None:\n        _spec = _meta(_a0, _a1, _a2, _a3, _a4, _a5)\n        if out is not None: return _into(_OP, _k, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), _spec, out, _rg, False)\n        if type(_spec) is not tuple:\n            return _finish(_OP, _dev, _entry[2], _k, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), _spec, _rg)\n        _shape, _dt = _spec\n        _o = _entry[1](_shape, _dt, _dev)\n        _k(_a0._data, _a1._data, _a2, _a3, _a4, _a5, out=_o)\n        _r = _new(_T)\n        _r._data = _o; _r._dtype = _dt; _r._device = _dev; _r._base = None\n        _r._version_counter = [0] if not _IT[0] else _new_vc()\n        _r._requires_grad = False; _r._grad = None; _r.grad_fn = None; _r._autograd = None; _r._conj = False\n        if _rg: _D._engine.record(_OP, (_a0, _a1, _a2, _a3, _a4, _a5,), (_r,), 'functional', None)\n        return _r\n    return _run_compute(_OP, _dev, (_a0, _a1, _a2, _a3, _a4, _a5,), (_a0._data, _a1._data, _a2, _a3, _a4, _a5,), out, _rg, False)": _t127.__code__,
 }

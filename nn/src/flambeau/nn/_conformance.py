@@ -5,6 +5,7 @@ declared op against a numpy reference; these are nn's cases, one family per help
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -68,8 +69,135 @@ def _linear_cases() -> list[OpCase]:
     ]
 
 
+# -- activation ----------------------------------------------------------------------------------
+
+#: shapes and layouts every elementwise activation is tried on
+_LAYOUTS = (((3, 4), "contiguous"), ((4, 5), "transposed"), ((6,), "sliced"), ((), "contiguous"),
+            ((0, 3), "contiguous"), ((2, 3, 5), "contiguous"))
+
+
+def _erf(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+def _sigmoid(x):
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def _softplus(x, beta=1.0, threshold=20.0):
+    return np.where(x * beta > threshold, x, np.logaddexp(0.0, x * beta) / beta)
+
+
+_K, _C = math.sqrt(2.0 / math.pi), 0.044715
+
+
+def _gelu(x, approximate="none"):
+    if approximate == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(_K * (x + _C * x ** 3)))
+    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+
+
+def _gelu_df(x, approximate="none"):
+    if approximate == "tanh":
+        t = np.tanh(_K * (x + _C * x ** 3))
+        return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _K * (1.0 + 3.0 * _C * x * x)
+    return 0.5 * (1.0 + _erf(x / math.sqrt(2.0))) + x * np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+
+
+def _mish_df(x):
+    t = np.tanh(_softplus(x))
+    return t + x * _sigmoid(x) * (1.0 - t * t)
+
+
+#: name -> (params per sample, f, df or None when the op has no backward op)
+_ACTIVATIONS = {
+    "gelu": ([("none",), ("tanh",)], _gelu, _gelu_df),
+    "silu": ([()], lambda x: x * _sigmoid(x), lambda x: _sigmoid(x) * (1.0 + x * (1.0 - _sigmoid(x)))),
+    "mish": ([()], lambda x: x * np.tanh(_softplus(x)), _mish_df),
+    "leaky_relu": ([(0.01,), (0.3,)], lambda x, s: np.where(x > 0, x, x * s), lambda x, s: np.where(x > 0, 1.0, s)),
+    "elu": ([(1.0, 1.0, 1.0), (0.5, 1.5, 2.0)],
+            lambda x, a, s, i: np.where(x > 0, s * x, s * a * np.expm1(np.minimum(x, 0) * i)),
+            lambda x, a, s, i: np.where(x > 0, s, s * a * i * np.exp(np.minimum(x, 0) * i))),
+    "hardswish": ([()], lambda x: x * np.clip(x + 3.0, 0.0, 6.0) / 6.0,
+                  lambda x: np.where(x < -3.0, 0.0, np.where(x <= 3.0, x / 3.0 + 0.5, 1.0))),
+    "softplus": ([(1.0, 20.0), (2.0, 3.0)], _softplus,
+                 lambda x, b, t: np.where(x * b > t, 1.0, _sigmoid(x * b))),
+    "hardtanh": ([(-1.0, 1.0), (0.0, 6.0)], lambda x, lo, hi: np.clip(x, lo, hi), None),
+    "hardsigmoid": ([()], lambda x: np.clip(x + 3.0, 0.0, 6.0) / 6.0, None),
+    "logsigmoid": ([()], lambda x: -np.logaddexp(0.0, -x), None),
+    "softshrink": ([(0.5,), (1.5,)], lambda x, lambd: np.where(x > lambd, x - lambd,
+                                                               np.where(x < -lambd, x + lambd, 0.0)), None),
+    "softsign": ([()], lambda x: x / (1.0 + np.abs(x)), None),
+    "tanhshrink": ([()], lambda x: x - np.tanh(x), None),
+}
+_KERNEL_NAMES = {"gelu": "GeluKernelImpl", "logsigmoid": "log_sigmoid_cpu", "softshrink": "softshrink_check"}
+
+# float16 and bfloat16 carry 3 and 2 significant digits
+_TOLERANCES = {"float16": (2e-3, 2e-3), "bfloat16": (2e-2, 2e-2)}
+
+
+def _forward_samples(params_list):
+    def samples(dtype: str) -> list[Sample]:
+        out = [Sample((Arg(shape, dtype, layout, low=-6.0, high=6.0), *params_list[0])) for shape, layout in _LAYOUTS]
+        out += [Sample((Arg((3, 4), dtype, "transposed"), *params)) for params in params_list[1:]]
+        return out
+    return samples
+
+
+def _backward_samples(params_list):
+    def samples(dtype: str) -> list[Sample]:
+        out = [Sample((Arg(shape, dtype, layout), Arg(shape, dtype, layout, low=-6.0, high=6.0), *params_list[0]))
+               for shape, layout in _LAYOUTS]
+        out += [Sample((Arg((3, 4), dtype), Arg((3, 4), dtype, "transposed"), *params)) for params in params_list[1:]]
+        return out
+    return samples
+
+
+def _first(sample: Sample) -> str:
+    return next(a.dtype for a in sample.args if isinstance(a, Arg))
+
+
+def _integer_error(op: str, kernel: str, params):
+    def errors():
+        return [ErrorCase((Arg((3,), "int64"), *params), NotImplementedError,
+                          f'"{kernel}" not implemented for \'Long\'')]
+    return errors
+
+
+def _glu_samples(dtype: str) -> list[Sample]:
+    return [Sample((Arg((3, 4), dtype),)), Sample((Arg((4, 6), dtype, "transposed"), 0)),
+            Sample((Arg((2, 4, 3), dtype), 1)), Sample((Arg((0, 2), dtype), -1))]
+
+
+def _glu_ref(x, dim=-1):
+    a, b = np.split(x, 2, axis=dim)
+    return a * _sigmoid(b)
+
+
+def _glu_errors():
+    return [ErrorCase((Arg((2, 3), "float32"),), RuntimeError,
+                      "Halving dimension must be even, but dimension 1 is size 3"),
+            ErrorCase((Arg((), "float32"),), RuntimeError, "glu does not support scalars")]
+
+
+def _activation_cases() -> list[OpCase]:
+    out = []
+    for name, (params_list, f, df) in _ACTIVATIONS.items():
+        kernel = _KERNEL_NAMES.get(name, f"{name}_cpu")
+        integers_ok = name in ("hardtanh", "softsign", "tanhshrink")  # PyTorch takes integer inputs there
+        out.append(OpCase(f"nn_{name}", _FLOATS, _forward_samples(params_list), f, _first,
+                          errors=(lambda: []) if integers_ok else _integer_error(f"nn_{name}", kernel, params_list[0]),
+                          tolerances=_TOLERANCES))
+        if df is not None:
+            out.append(OpCase(f"nn_{name}_backward", _FLOATS, _backward_samples(params_list),
+                              lambda g, x, *p, df=df: g * df(x, *p), _first, tolerances=_TOLERANCES))
+    out.append(OpCase("nn_glu", _FLOATS, _glu_samples, _glu_ref, _first, errors=_glu_errors,
+                      tolerances=_TOLERANCES))
+    return out
+
+
 def cases() -> list[OpCase]:
     """flambeau-nn's conformance cases (the ``flambeau.testing`` entry point)."""
     from ._norm_conformance import embedding_cases, norm_cases
 
-    return [*_linear_cases(), *norm_cases(), *embedding_cases()]
+    return [*_linear_cases(), *_activation_cases(), *norm_cases(), *embedding_cases()]

@@ -7,15 +7,15 @@ from typing import Any, Callable
 def all_kernels() -> dict[str, Callable[..., Any]]:
     # The C++ extension (_C, behind `native` and `optim`) is required: a missing or broken build
     # fails the backend's load loudly rather than leaving numpy kernels silently in its place.
-    from . import (blas, cumulative, elementwise, factories, fft_ops, index_ops, indexing, linalg, linalg_ops,
-                   matrix_exp, native, nn_linear, nn_loss, optim, pointwise, random, reductions, softmax, statistics,
-                   shape, sorting, views)
+    from . import (activation, blas, cumulative, elementwise, factories, fft_ops, index_ops, indexing, linalg,
+                   linalg_ops, matrix_exp, native, nn_activation, nn_linear, nn_loss, optim, pointwise, random,
+                   reductions, softmax, statistics, shape, sorting, views)
 
     # Later modules override earlier ones: `native` replaces numpy kernels where C++ is faster.
     # `optim`'s and `nn_*`'s kernels stay unused unless flambeau-optim / flambeau-nn declare their ops.
     modules = (elementwise, reductions, views, linalg, factories, indexing, pointwise, shape, index_ops, cumulative,
                statistics, sorting, random, linalg_ops, matrix_exp, fft_ops, blas, native, softmax, optim, nn_linear,
-               nn_loss)
+               nn_loss, activation, nn_activation)
     table: dict[str, Callable[..., Any]] = {}
     for module in modules:
         table.update(module.KERNELS)

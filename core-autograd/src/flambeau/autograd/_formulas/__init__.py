@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 from ..formula import Formula
-from . import (blas, elementwise, fft_ops, index_ops, linalg, linalg_eig, linalg_lu, linalg_matrix_exp, linalg_ops,
-               misc, pointwise, random, reductions, softmax, statistics, shape, sorting, views)
+from . import (activation, blas, elementwise, fft_ops, index_ops, linalg, linalg_eig, linalg_lu, linalg_matrix_exp,
+               linalg_ops, misc, pointwise, random, reductions, softmax, statistics, shape, sorting, views)
 
 #: One module per family of ops, each with ``formulas()``.
 FAMILIES = (elementwise, reductions, views, linalg, misc, statistics, sorting, pointwise, random, shape, index_ops,
-            linalg_ops, linalg_lu, linalg_eig, linalg_matrix_exp, fft_ops, blas, softmax)
+            linalg_ops, linalg_lu, linalg_eig, linalg_matrix_exp, fft_ops, blas, softmax, activation)
 
 
 def all_formulas() -> dict[str, Formula]:
