@@ -8,9 +8,9 @@ from .._case import OpCase
 def core_cases() -> list[OpCase]:
     from . import (blas, complex_views, elementwise, factories, fft_ops, index_ops, indexing, linalg, linalg_ops,
                    matrix_exp, other, pointwise, pointwise_special, random, reductions, statistics, shape, shape_diag,
-                   shape_extra, sorting, views)
+                   shape_extra, softmax, sorting, views)
 
     families = (elementwise, reductions, views, linalg, factories, indexing, pointwise, pointwise_special,
                 statistics, sorting, shape, shape_diag, shape_extra, random, blas, other, index_ops, linalg_ops,
-                fft_ops, complex_views, matrix_exp)
+                fft_ops, complex_views, matrix_exp, softmax)
     return [case for family in families for case in family.cases()]
