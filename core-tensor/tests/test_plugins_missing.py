@@ -84,29 +84,33 @@ def test_flambeau_path_is_extended():
 
 # -- the meta-package: named only where installing it would help ------------------------------
 
-def _nn_error(site) -> str:
+def _missing_error(site) -> str:
+    """The error of importing a first-party subpackage that is not installed (``flambeau.fakenn``:
+    a made-up one, so that the test holds whichever real subpackages this environment has)."""
     return run_json("""
         import json
+        from flambeau import _missing
+        _missing.SUBPACKAGES["flambeau.fakenn"] = "flambeau-fakenn"
         try:
-            import flambeau.nn
+            import flambeau.fakenn
         except ModuleNotFoundError as exc:
             print(json.dumps(str(exc)))
     """, site)
 
 
 def test_message_with_the_meta_package_installed_without_the_distribution(tmp_path):
-    # The meta-package is there and does not pin flambeau-nn: telling the user to install it misfires.
+    # The meta-package is there and does not pin the distribution: telling the user to install it misfires.
     meta = FakeDist("flambeau", "0.1.0", requires=("flambeau-core-tensor>=0.1,<0.2", "flambeau-optim>=0.1"))
-    message = _nn_error(install(tmp_path / "site", meta))
-    assert "pip install flambeau-nn`" in message
+    message = _missing_error(install(tmp_path / "site", meta))
+    assert "pip install flambeau-fakenn`" in message
     assert "or the meta-package" not in message
     assert "the installed meta-package `flambeau` does not include it" in message
 
 
 def test_message_with_the_meta_package_that_pins_the_distribution(tmp_path):
-    meta = FakeDist("flambeau", "0.1.0", requires=("flambeau-core-tensor>=0.1,<0.2", "flambeau_NN>=0.1,<0.2"))
-    message = _nn_error(install(tmp_path / "site", meta))
-    assert "pip install flambeau-nn`" in message
+    meta = FakeDist("flambeau", "0.1.0", requires=("flambeau-core-tensor>=0.1,<0.2", "flambeau_FAKENN>=0.1,<0.2"))
+    message = _missing_error(install(tmp_path / "site", meta))
+    assert "pip install flambeau-fakenn`" in message
     assert "requires it: the install is incomplete" in message
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from . import _dtypes
 from ._tensor import Tensor
 from .ops._registry import FUNCTIONS, OPS
-from .ops.meta import wrapped_int
+from .ops.meta import check_parsable_int, wrapped_int
 
 
 def _sizes(args: tuple, name: str = "", arg: str = "size") -> tuple:
@@ -301,6 +301,8 @@ def _scalar_tensor_like(value: Any, like: Tensor, true_division: bool = False) -
         return NotImplemented
     if value.__class__ is bool:  # a bool stays bool (the lowest category), so `True - t` meets sub's bool check
         return tensor(value, device=like._device)
+    if type(value) is int:
+        check_parsable_int(value)  # as the op's own scalar operand: OverflowError past [-2**63, 2**64)
     # A scalar keeps its "weak" type: as a 0-d tensor of the tensor's dtype when in the same category.
     probe = _dtypes.result_type_of([like._dtype], [], [value])
     if type(value) is int and probe._category == _dtypes._INT:  # wraps around, as the op's own scalar would

@@ -29,7 +29,7 @@ def build(info: Any) -> Callable[[tuple, tuple], None] | None:
     for k, (a, _save, _only) in enumerate(info.plan):
         v = f"a{a}"
         lines += [
-            f"    if {v}.__class__ is T:",
+            f"    if {v}.__class__ is T or isinstance({v}, T):",  # subclasses (nn.Parameter) too
             f"        if {v}._requires_grad:",
             f"            if {v}._base is not None:",
             f"                refresh_view({v})",
@@ -57,10 +57,11 @@ def build(info: Any) -> Callable[[tuple, tuple], None] | None:
             continue
         _a, save, only_if = info.plan[k_of[i]]
         if not save:
-            saved.append(f"(a{i} if a{i}.__class__ is not T else None)")
+            saved.append(f"(a{i} if a{i}.__class__ is not T and not isinstance(a{i}, T) else None)")
             continue
         cond = " or ".join(f"e{c}[0] is not None" for c in only_if) if only_if else "True"
-        saved.append(f"(a{i} if a{i}.__class__ is not T else (S(a{i}) if {cond} else None))")
+        saved.append(f"(a{i} if a{i}.__class__ is not T and not isinstance(a{i}, T) else "
+                     f"(S(a{i}) if {cond} else None))")
     lines += [
         "    node = new(cls)",
         f"    node.next_functions = ({', '.join(edges)}{',' if len(edges) == 1 else ''})",

@@ -173,7 +173,7 @@ class OpNode(Node):
             self.args = None
             if r is not None:
                 self.result = None
-        if out is None or out.__class__ is Tensor:
+        if out is None or out.__class__ is Tensor or isinstance(out, Tensor):
             out = (out,)
         n = len(out)
         if lens is None:
@@ -293,7 +293,7 @@ class Recorder:
         conditional = False
         for a, save, only_if in info.plan:
             v = args[a]
-            if v.__class__ is Tensor:
+            if v.__class__ is Tensor or isinstance(v, Tensor):  # subclasses (nn.Parameter) too
                 if v._requires_grad:
                     if v._base is not None:
                         refresh_view(v)
@@ -367,7 +367,7 @@ class Recorder:
         saved = list(args)
         for a in info.tensor_params:
             v = saved[a]
-            if v.__class__ is Tensor:
+            if v.__class__ is Tensor or isinstance(v, Tensor):  # subclasses (nn.Parameter) too
                 saved[a] = SavedTensor(pre[a] if pre and a in pre else v) if a in save else None
             elif isinstance(v, (list, tuple)):
                 saved[a] = [SavedTensor(t) if a in save and t is not None else None for t in v]

@@ -6,8 +6,8 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
-from ..ops.meta import (binary_result_type, broadcast, broadcast_shapes, checked_scalar, is_integral, result_type,
-                        shape_of, to_float, type_name)
+from ..ops.meta import (binary_result_type, broadcast, broadcast_shapes, check_parsable_int, checked_scalar,
+                        is_integral, result_type, shape_of, to_float, type_name)
 
 BINARY = "(input: Tensor, other: TensorOrScalar)"
 
@@ -15,8 +15,10 @@ BINARY = "(input: Tensor, other: TensorOrScalar)"
 # The fast path of _binary_meta and _add_meta, written out in each (a helper call is a sizeable
 # part of a 1-element op): a tensor (``input`` always is one: the op function checked it) with a
 # same-shape tensor of its dtype, or with a Python scalar of its category, gives input's shape and
-# dtype with nothing to check. A Tensor subclass as ``other``, other dtypes or shapes, and alpha
-# take the general path with its errors.
+# dtype with nothing to check. An int past PyTorch's parser range, [-2**63, 2**64), with a float or
+# complex tensor takes the general path, which raises the parser's OverflowError (an integer
+# tensor's kernel raises it as it wraps). A Tensor subclass as ``other``, other dtypes or shapes,
+# and alpha take the general path with its errors.
 def _binary_meta(input: Tensor, other: Any) -> tuple:
     dt = input._dtype  # the fast path (above)
     t = type(other)
@@ -25,7 +27,8 @@ def _binary_meta(input: Tensor, other: Any) -> tuple:
             shape = input._data.shape
             if other._data.shape == shape:
                 return shape, dt
-    elif (t is float and dt._category == _dtypes._FLOAT) or (t is int and dt._category >= _dtypes._INT):
+    elif (t is float and dt._category == _dtypes._FLOAT) or (t is int and dt._category >= _dtypes._INT and (
+            dt._category == _dtypes._INT or -0x8000000000000000 <= other < 0x10000000000000000)):
         return input._data.shape, dt
     return broadcast(input, other), binary_result_type(input, other)
 
@@ -39,7 +42,8 @@ def _add_meta(input: Tensor, other: Any, alpha: Any = 1) -> tuple:
                 shape = input._data.shape
                 if other._data.shape == shape:
                     return shape, dt
-        elif (t is float and dt._category == _dtypes._FLOAT) or (t is int and dt._category >= _dtypes._INT):
+        elif (t is float and dt._category == _dtypes._FLOAT) or (t is int and dt._category >= _dtypes._INT and (
+                dt._category == _dtypes._INT or -0x8000000000000000 <= other < 0x10000000000000000)):
             return input._data.shape, dt
     dt = binary_result_type(input, other)
     if alpha != 1:
@@ -142,6 +146,8 @@ def _compare_meta(input: Tensor, other: Any) -> tuple:
         shape = input._data.shape
         if other._data.shape == shape:
             return shape, _dtypes.bool
+    elif type(other) is int:
+        check_parsable_int(other)
     return broadcast(input, other), _dtypes.bool
 
 

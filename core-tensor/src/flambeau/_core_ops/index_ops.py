@@ -12,7 +12,7 @@ from typing import Any
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import DYNAMIC, OpDecl
-from ..ops.meta import broadcast_shapes, checked_scalar, fmt_shape, type_name, wrap_dim
+from ..ops.meta import broadcast_shapes, checked_scalar, fmt_shape, type_name, wrap_dim, wrap_dim_of_dims
 
 _INT_INDEX = (_dtypes.int64, _dtypes.int32)
 _I64, _I32 = _dtypes.int64, _dtypes.int32
@@ -196,8 +196,7 @@ def _index_fill_meta(input: Tensor, dim: int, index: Tensor, value: Any) -> tupl
         raise RuntimeError("Index has to be a vector/scalar")
     if index._dtype is not _dtypes.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
-    _check_scalar_value("index_fill_", value)
-    checked_scalar(value, input._dtype)  # the value must fit an integer dtype, as in PyTorch
+    checked_scalar(_check_scalar_value("index_fill_", value), input._dtype)  # it must fit, as in PyTorch
     return _shape(input), input._dtype
 
 
@@ -217,21 +216,25 @@ def _index_reduce_meta(input: Tensor, dim: int, index: Tensor, source: Tensor, r
 
 # -- masks ---------------------------------------------------------------------------------------
 
-def _check_scalar_value(name: str, value: Any) -> None:
+def _check_scalar_value(name: str, value: Any) -> Any:
+    """The fill value as a number to range-check: a 0-dim tensor's value is read (as PyTorch reads it
+    with ``item()``), so that ``masked_fill(uint8, mask, tensor(300))`` raises instead of wrapping;
+    on the meta device, which holds no values, the tensor comes back unchecked."""
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(f"{name} only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
-    elif not isinstance(value, (bool, int, float, complex)):
+        return value if value.device.type == "meta" else value.item()
+    if not isinstance(value, (bool, int, float, complex)):
         raise TypeError(f"{name.rstrip('_')}(): argument 'value' must be Number or Tensor, not {type(value).__name__}")
+    return value
 
 
 def _masked_fill_meta(input: Tensor, mask: Tensor, value: Any) -> tuple:
     if mask._dtype is not _dtypes.bool:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_CPP_NAMES[mask._dtype.name]}")
-    _check_scalar_value("masked_fill_", value)
-    checked_scalar(value, input._dtype)
+    checked_scalar(_check_scalar_value("masked_fill_", value), input._dtype)
     return broadcast_shapes(_shape(input), _shape(mask)), input._dtype
 
 
@@ -265,7 +268,7 @@ def _take_along_dim_meta(input: Tensor, indices: Tensor, dim: Any = None) -> tup
                            f"{type_name(indices._dtype)}")
     if dim is None:
         return (indices._data.size,), input._dtype
-    d = wrap_dim(dim, input._data.ndim)
+    d = wrap_dim_of_dims(dim, input._data.ndim)
     if input._data.ndim != indices._data.ndim:
         raise RuntimeError(
             "flambeau.take_along_dim(): input and indices should have the same number of dimensions, but got "

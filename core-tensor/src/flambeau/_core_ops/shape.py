@@ -16,7 +16,7 @@ import numpy as np
 from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import VIEW, OpDecl
-from ..ops.meta import broadcast_shapes, fmt_shape, wrap_dim, wrap_dims
+from ..ops.meta import broadcast_shapes, fmt_shape, wrap_dim, wrap_dim_of_dims, wrap_dims
 from ..ops.sizes import allocation_error, checked_nbytes, nonnegative_total
 
 
@@ -339,7 +339,7 @@ def _roll_meta(input: Tensor, shifts: Any, dims: Any = None) -> tuple:
         if len(shifts) != len(dims):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
         for d in dims:
-            wrap_dim(d, input._data.ndim)
+            wrap_dim_of_dims(d, input._data.ndim)
     return input._data.shape, input._dtype
 
 

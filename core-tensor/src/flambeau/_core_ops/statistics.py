@@ -13,7 +13,8 @@ from .. import _dtypes
 from .._tensor import Tensor
 from ..ops._decl import OpDecl
 from ._docs_statistics import DOCS
-from ..ops.meta import broadcast, reduced_shape, reduction_dims, reduction_shape, type_name, wrap_dim
+from ..ops.meta import (broadcast, reduced_shape, reduction_dims, reduction_shape, type_name, wrap_dim,
+                        wrap_dim_of_dims)
 from .reductions import _check_nonempty
 
 _QUANTILE_MODES = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -64,7 +65,7 @@ def _aminmax_meta(input: Tensor, dim: Any = None, keepdim: bool = False) -> list
         _check_nonempty("aminmax", input, None)
         shape = reduced_shape(input._data.shape, None, keepdim)
     else:
-        d = wrap_dim(dim, input._data.ndim)
+        d = wrap_dim_of_dims(dim, input._data.ndim)
         if input._data.ndim and input._data.shape[d] == 0:
             raise IndexError(f"aminmax(): Expected reduction dim {d} to have non-zero size.")
         shape = reduced_shape(input._data.shape, (d,) if input._data.ndim else None, keepdim)
@@ -86,7 +87,7 @@ def _median_meta(name: str):
 def _median_dim_meta(name: str):
     def meta(input: Tensor, dim: int = -1, keepdim: bool = False) -> list:
         _real_only(name + "_cpu", input)
-        d = wrap_dim(dim, input._data.ndim)
+        d = wrap_dim_of_dims(dim, input._data.ndim)
         if input._data.ndim and input._data.shape[d] == 0:
             raise IndexError(
                 f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -196,7 +197,7 @@ def _unique_meta(input: Tensor, sorted: bool = True, return_inverse: bool = Fals
     if input._dtype.is_complex:
         raise RuntimeError(f'"unique_cpu" not implemented for \'{type_name(input._dtype)}\'')
     if dim is not None:
-        d = wrap_dim(dim, input._data.ndim)
+        d = wrap_dim_of_dims(dim, input._data.ndim)
         if input._data.ndim and input._data.shape[d] == 0 and input.numel() != 0:
             raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
 

@@ -36,6 +36,14 @@ def wrap_dim(dim: Any, ndim: int) -> int:
     return dim % ndim if ndim else 0
 
 
+def wrap_dim_of_dims(dim: Any, ndim: int) -> int:
+    """``wrap_dim`` for ops that need a real dimension (``roll``, ``unique(dim=)``, ``take_along_dim``):
+    a 0-d tensor has none, and PyTorch refuses even 0 and -1 there."""
+    if ndim == 0 and isinstance(dim, int) and not isinstance(dim, bool):
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, ndim)
+
+
 def wrap_dims(dims: Any, ndim: int) -> tuple[int, ...]:
     """A dim or a sequence of dims, wrapped, each at most once."""
     if isinstance(dims, int):
@@ -93,8 +101,19 @@ def result_type(*operands: Any) -> dtype:
         elif x is not None:
             if not isinstance(x, (bool, int, float, complex)):
                 raise TypeError(f"expected a Tensor or a Python number, got {type(x).__name__}")
+            if type(x) is int:
+                check_parsable_int(x)
             scalars.append(x)
     return _dtypes.result_type_of(dims, zeros, scalars)
+
+
+def check_parsable_int(value: int) -> None:
+    """PyTorch's argument parser takes a Python int in ``[-2**63, 2**64)`` (int64, else uint64) for any
+    dtype: ``float_tensor + 10**40`` raises its OverflowError rather than adding infinity."""
+    if value >= 1 << 64:
+        raise OverflowError("int too big to convert")
+    if value < -(1 << 63):
+        raise OverflowError("can't convert negative int to unsigned")
 
 
 def binary_result_type(a: Any, b: Any) -> dtype:
@@ -106,6 +125,8 @@ def binary_result_type(a: Any, b: Any) -> dtype:
         elif type(b) is float and a._dtype._category == _dtypes._FLOAT:
             return a._dtype
         elif type(b) is int and a._dtype._category >= _dtypes._INT:
+            if a._dtype._category > _dtypes._INT:  # an int tensor's kernel checks the range as it wraps
+                check_parsable_int(b)
             return a._dtype
     if b is None:
         raise TypeError("expected a Tensor or a Python number, got NoneType")

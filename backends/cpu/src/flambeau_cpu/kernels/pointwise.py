@@ -108,7 +108,12 @@ def addcmul(input, tensor1, tensor2, value, out):
     if _c_addcmul is not None and _c_ready(out, input, tensor1, tensor2) and not isinstance(value, complex) \
             and _c_addcmul(input, tensor1, tensor2, value, out):
         return
-    product = np.multiply(tensor1, tensor2, dtype=out.dtype if out.dtype.kind != "b" else None)
+    if out.dtype.kind == "b":
+        product = np.multiply(tensor1, tensor2)
+    else:
+        # Operands cast first: before ml_dtypes 0.7, bfloat16 has no safe cast to float64 that
+        # np.multiply(..., dtype=float64) could use, so a bfloat16 x float64 product would raise.
+        product = np.multiply(tensor1.astype(out.dtype, copy=False), tensor2.astype(out.dtype, copy=False))
     if value != 1:
         product = np.multiply(product, value, casting="unsafe")
     np.add(input, product, out=out, casting="unsafe")
