@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import flambeau
 from flambeau import Tensor
 
-from .. import _reduction
+import flambeau.nn._reduction as _reduction
 
 #: log-probability of an unreachable state: finite, so that exp(x - max) and its gradients stay finite.
 _NEG = -1e30

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import flambeau
 from flambeau import Tensor
 
-from .. import _reduction
+import flambeau.nn._reduction as _reduction
 from .._lazy import LazyOp
 from .._ops.loss import check_reduction
 from ._ctc import ctc_loss
