@@ -156,7 +156,8 @@ def test_adaptive_structure_and_repr():
     m = _asm()
     assert m.head.out_features == 7 and m.shortlist_size == 5 and m.n_clusters == 2
     assert [(s[0].out_features, s[1].out_features) for s in m.tail] == [(8, 7), (4, 8)]
-    assert repr(m).startswith("AdaptiveLogSoftmaxWithLoss(\n  (head): Linear(in_features=16, out_features=7, bias=False)")
+    head = "AdaptiveLogSoftmaxWithLoss(\n  (head): Linear(in_features=16, out_features=7, bias=False)"
+    assert repr(m).startswith(head)
 
 
 def test_adaptive_output_is_the_log_prob_of_the_target_and_sums_to_one():

@@ -8,8 +8,8 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
     # The C++ extension (_C, behind `native` and `optim`) is required: a missing or broken build
     # fails the backend's load loudly rather than leaving numpy kernels silently in its place.
     from . import (blas, cumulative, elementwise, factories, fft_ops, index_ops, indexing, linalg, linalg_ops,
-                   matrix_exp, native, nn_loss, optim, pointwise, random, reductions, softmax, statistics, shape, sorting,
-                   views)
+                   matrix_exp, native, nn_loss, optim, pointwise, random, reductions, softmax, statistics, shape,
+                   sorting, views)
 
     # Later modules override earlier ones: `native` replaces numpy kernels where C++ is faster.
     # `optim`'s and `nn_loss`'s kernels stay unused unless flambeau-optim / flambeau-nn declare their ops.
