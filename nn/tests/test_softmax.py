@@ -218,3 +218,11 @@ def test_module_without_dim_warns():
 
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
         nn.Softmax()(fb.ones(2, 3))
+
+
+def test_special_namespace():
+    x = np.array([[1.0, 2.0, 0.5]])
+    np.testing.assert_allclose(fb.special.softmax(fb.tensor(x), 1).numpy(), np_softmax(x, 1), rtol=1e-6)
+    y = fb.special.log_softmax(fb.tensor(x, dtype=fb.float32), 1, dtype=fb.float64)
+    assert y.dtype is fb.float64
+    np.testing.assert_allclose(y.numpy(), np_log_softmax(x, 1), rtol=1e-7)
