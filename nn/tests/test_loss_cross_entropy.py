@@ -275,3 +275,25 @@ def test_property_fused_cross_entropy_forward_and_backward(n, c, seed, weighted,
     loss.sum().backward()
     np.testing.assert_allclose(xt.grad.numpy(), np_cross_entropy_grad(x64, target, w64, ii, reduction, eps),
                                rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_composites_equal_the_kernels(reduction):
+    """The decomposed path (what a backend without kernels runs) gives the CPU kernels' results."""
+    from flambeau.nn._ops import loss as ops
+
+    x, t = _data((6, 5), 5, seed=7, ignore=2)
+    w = fb.tensor(np.linspace(0.5, 1.5, 5))
+    xt, tt = fb.tensor(x), fb.tensor(t)
+    g = fb.tensor(np.linspace(-1, 1, 6)) if reduction == "none" else fb.tensor(0.7, dtype=fb.float64)
+    pairs = [
+        (ops.nll_loss_composite(xt, tt, w, reduction, 2), fb.ops.function("nn_nll_loss")(xt, tt, w, reduction, 2)),
+        (ops.nll_loss_backward_composite(g, xt, tt, w, reduction, 2),
+         fb.ops.function("nn_nll_loss_backward")(g, xt, tt, w, reduction, 2)),
+        (ops.cross_entropy_composite(xt, tt, w, reduction, 2, 0.3),
+         fb.ops.function("nn_cross_entropy")(xt, tt, w, reduction, 2, 0.3)),
+        (ops.cross_entropy_backward_composite(g, xt, tt, w, reduction, 2, 0.3),
+         fb.ops.function("nn_cross_entropy_backward")(g, xt, tt, w, reduction, 2, 0.3)),
+    ]
+    for composite, kernel in pairs:
+        np.testing.assert_allclose(composite.numpy(), kernel.numpy(), rtol=1e-12, atol=1e-14)
