@@ -243,3 +243,17 @@ def test_poisson_full_matches_stirling_only_above_one():
     got = F.poisson_nll_loss(t(np.zeros(4)), t(target), full=True, reduction="none").numpy()
     stirling = np.where(target > 1, target * np.log(target) - target + 0.5 * np.log(2 * math.pi * target), 0)
     np.testing.assert_allclose(got, 1 + stirling)
+
+
+@pytest.mark.parametrize("name,call", [
+    ("binary_cross_entropy", lambda w: F.binary_cross_entropy(t(P), t(B), weight=w)),
+    ("binary_cross_entropy_with_logits", lambda w: F.binary_cross_entropy_with_logits(t(X), t(P), weight=w)),
+    ("multi_margin_loss", lambda w: F.multi_margin_loss(t(X), fb.tensor(CLS), weight=w[0])),
+])
+def test_weight_that_requires_grad_is_refused_as_pytorch(name, call):
+    w = t(VAR, grad=True)
+    with pytest.raises(RuntimeError, match=f"The function '{name}' is not differentiable with respect to argument "
+                                           "'weight'"):
+        call(w)
+    with fb.no_grad():
+        call(w)
