@@ -186,3 +186,43 @@ def test_gumbel_softmax_samples_follow_the_softmax():
     logits = fb.tensor([[0.0, 1.0, 2.0]]).expand(20000, 3)
     counts = F.gumbel_softmax(logits, hard=True, dim=-1).numpy().mean(0)
     np.testing.assert_allclose(counts, np_softmax(np.array([0.0, 1, 2]), 0), atol=0.02)
+
+
+# -- modules ---------------------------------------------------------------------------------------
+
+def test_modules_match_functional_and_print_like_pytorch():
+    import flambeau.nn as nn
+
+    x = np.random.default_rng(8).normal(size=(2, 3, 4, 5))
+    t = fb.tensor(x)
+    np.testing.assert_allclose(nn.Softmax(dim=1)(t).numpy(), np_softmax(x, 1), rtol=1e-6)
+    np.testing.assert_allclose(nn.Softmin(dim=-1)(t).numpy(), np_softmax(-x, -1), rtol=1e-6)
+    np.testing.assert_allclose(nn.LogSoftmax(dim=2)(t).numpy(), np_log_softmax(x, 2), rtol=1e-6)
+    np.testing.assert_allclose(nn.Softmax2d()(t).numpy(), np_softmax(x, 1), rtol=1e-6)
+    np.testing.assert_allclose(nn.Softmax2d()(t[0]).numpy(), np_softmax(x[0], 0), rtol=1e-6)
+    assert repr(nn.Softmax(dim=1)) == "Softmax(dim=1)"
+    assert repr(nn.Softmin()) == "Softmin(dim=None)"
+    assert repr(nn.LogSoftmax(0)) == "LogSoftmax(dim=0)"
+    assert repr(nn.Softmax2d()) == "Softmax2d()"
+
+
+def test_softmax2d_wrong_rank_names_the_layer():
+    import flambeau.nn as nn
+
+    with pytest.raises(ValueError, match="Softmax2d: expected input to be 3D or 4D, got 2D instead"):
+        nn.Softmax2d()(fb.ones(2, 3))
+
+
+def test_module_without_dim_warns():
+    import flambeau.nn as nn
+
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
+        nn.Softmax()(fb.ones(2, 3))
+
+
+def test_special_namespace():
+    x = np.array([[1.0, 2.0, 0.5]])
+    np.testing.assert_allclose(fb.special.softmax(fb.tensor(x), 1).numpy(), np_softmax(x, 1), rtol=1e-6)
+    y = fb.special.log_softmax(fb.tensor(x, dtype=fb.float32), 1, dtype=fb.float64)
+    assert y.dtype is fb.float64
+    np.testing.assert_allclose(y.numpy(), np_log_softmax(x, 1), rtol=1e-7)

@@ -21,7 +21,7 @@ __all__ = [
     "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
     "spherical_bessel_j0", "zeta", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
     "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "logit", "logsumexp",
-    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "xlog1py", "xlogy",
+    "log_softmax", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy",
 ]
 
 #: flambeau.special name -> op name
@@ -68,6 +68,16 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | N
         raise NotImplementedError("flambeau.special.logsumexp needs the op 'logsumexp', which no installed "
                                   "package declares")
     return FUNCTIONS["logsumexp"](input, dim, keepdim, out=out)
+
+
+def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``exp(input) / sum(exp(input), dim)``, computed stably (see :func:`flambeau.softmax`)."""
+    return FUNCTIONS["softmax"](input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``log(softmax(input, dim))``, computed stably (see :func:`flambeau.log_softmax`)."""
+    return FUNCTIONS["log_softmax"](input, dim, dtype)
 
 
 def _install() -> None:

@@ -196,8 +196,147 @@ def _activation_cases() -> list[OpCase]:
     return out
 
 
+_LOOSE = {"float16": (1e-2, 2e-2), "bfloat16": (5e-2, 1e-1)}
+
+
+# -- losses: nn_nll_loss, nn_cross_entropy and their backward ops -------------------------------------
+
+#: (N, C, targets, ignore_index): plain rows, an ignored row, an empty batch, a wide row (the fused loops' blocks).
+_ROWS = [
+    (5, 4, [0, 3, 1, 2, 3], -100),
+    (4, 3, [2, 1, 1, 0], 1),
+    (0, 3, [], -100),
+    (3, 1000, [999, 0, 500], -100),
+    (2, 3, [-100, -100], -100),
+]
+
+
+def _loss_samples(smoothing: bool, backward: bool):
+    def samples(dtype: str) -> list[Sample]:
+        out = []
+        for n, c, targets, ignore in _ROWS:
+            for reduction in ("none", "mean", "sum"):
+                for weighted in (False, True):
+                    weight = Arg((c,), dtype, low=0.1, high=2.0) if weighted else None
+                    args: tuple = (Arg((n, c), dtype), Arg((n,), "int64", values=targets), weight, reduction, ignore)
+                    if smoothing:
+                        args = args + (0.0 if reduction == "sum" else 0.2,)
+                    if backward:
+                        grad = Arg((n,) if reduction == "none" else (), dtype)
+                        args = (grad,) + args
+                    out.append(Sample(args))
+        return out
+    return samples
+
+
+def _picked(target, weight, ignore_index, c):
+    kept = target != ignore_index
+    safe = np.where(kept, target, 0)
+    w = np.ones(len(target)) if weight is None else weight[safe].astype(np.float64)
+    return safe, w * kept, kept
+
+
+def _reduce(losses, w, reduction):
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return np.array(losses.sum())
+    with np.errstate(all="ignore"):
+        return np.array(losses.sum() / w.sum())
+
+
+def _log_softmax(x):
+    if x.shape[1] == 0:
+        return x
+    s = x - x.max(axis=1, keepdims=True, initial=-np.inf)
+    return s - np.log(np.exp(s).sum(axis=1, keepdims=True))
+
+
+def _nll_ref(x, target, weight, reduction, ignore_index):
+    safe, w, _ = _picked(target, weight, ignore_index, x.shape[1])
+    picked = x[np.arange(len(target)), safe] if len(target) else np.zeros(0)
+    return _reduce(-picked * w, w, reduction)
+
+
+def _scales(g, w, kept, reduction, n):
+    with np.errstate(all="ignore"):
+        s = np.broadcast_to(g / w.sum() if reduction == "mean" else g, (n,))
+    return np.where(kept, s, 0.0)
+
+
+def _nll_backward_ref(g, x, target, weight, reduction, ignore_index):
+    n = len(target)
+    safe, w, kept = _picked(target, weight, ignore_index, x.shape[1])
+    out = np.zeros(x.shape)
+    s = _scales(g, w, kept, reduction, n)
+    out[np.arange(n)[kept], safe[kept]] = -(w * s)[kept]
+    return out
+
+
+def _ce_ref(x, target, weight, reduction, ignore_index, eps):
+    n, c = x.shape
+    logp = _log_softmax(x)
+    safe, w, kept = _picked(target, weight, ignore_index, c)
+    losses = -logp[np.arange(n), safe] * w if n else np.zeros(0)
+    cw = np.ones(c) if weight is None else weight
+    smooth = -(logp * cw).sum(axis=1) * kept
+    return _reduce(losses * (1 - eps) + smooth * (eps / c), w, reduction)
+
+
+def _ce_backward_ref(g, x, target, weight, reduction, ignore_index, eps):
+    n, c = x.shape
+    safe, w, kept = _picked(target, weight, ignore_index, c)
+    s = _scales(g, w, kept, reduction, n)
+    cw = np.ones(c) if weight is None else weight
+    p = np.exp(_log_softmax(x))
+    out = p * (s * (w * (1 - eps) + cw.sum() * eps / c))[:, None] - (s[:, None] * eps / c) * cw
+    out[np.arange(n)[kept], safe[kept]] -= (s * w * (1 - eps))[kept]
+    return out
+
+
+def _dtype_of_input(backward: bool):
+    def result_dtype(sample: Sample) -> str:
+        return sample.args[1 if backward else 0].dtype
+    return result_dtype
+
+
+def _loss_errors():
+    x, t = Arg((3, 4), "float32"), Arg((3,), "int64", values=[0, 1, 2])
+    yield ErrorCase((x, Arg((3,), "float32"), None, "mean", -100), RuntimeError,
+                    "expected scalar type Long but found Float")
+    yield ErrorCase((x, Arg((3,), "int64", values=[0, 12, 1]), None, "mean", -100), IndexError,
+                    "Target 12 is out of bounds.", data_dependent=True)
+    yield ErrorCase((x, Arg((3,), "int64", values=[0, -1, 1]), None, "mean", -100), IndexError,
+                    "Target -1 is out of bounds.", data_dependent=True)
+    yield ErrorCase((x, Arg((4,), "int64", values=[0, 1, 2, 3]), None, "mean", -100), ValueError,
+                    "Expected input batch_size (3) to match target batch_size (4).")
+    yield ErrorCase((x, t, Arg((3,), "float32"), "mean", -100), RuntimeError,
+                    "weight tensor should be defined either for all 4 classes or no classes")
+    yield ErrorCase((x, t, None, "avg", -100), ValueError, "avg is not a valid value for reduction")
+
+
+def _ce_errors():
+    for case in _loss_errors():
+        yield ErrorCase(case.args + (0.0,), case.exc, case.match, data_dependent=case.data_dependent)
+    yield ErrorCase((Arg((3, 4), "float32"), Arg((3,), "int64", values=[0, 1, 2]), None, "mean", -100, 1.5),
+                    RuntimeError, "label_smoothing must be between 0.0 and 1.0. Got: 1.5")
+
+
+def _loss_cases() -> list[OpCase]:
+    return [
+        OpCase("nn_nll_loss", _FLOATS, _loss_samples(False, False), _nll_ref, _dtype_of_input(False),
+               errors=_loss_errors, tolerances=_LOOSE),
+        OpCase("nn_nll_loss_backward", _FLOATS, _loss_samples(False, True), _nll_backward_ref,
+               _dtype_of_input(True), tolerances=_LOOSE),
+        OpCase("nn_cross_entropy", _FLOATS, _loss_samples(True, False), _ce_ref, _dtype_of_input(False),
+               errors=_ce_errors, tolerances=_LOOSE),
+        OpCase("nn_cross_entropy_backward", _FLOATS, _loss_samples(True, True), _ce_backward_ref,
+               _dtype_of_input(True), tolerances=_LOOSE),
+    ]
+
+
 def cases() -> list[OpCase]:
     """flambeau-nn's conformance cases (the ``flambeau.testing`` entry point)."""
     from ._norm_conformance import embedding_cases, norm_cases
 
-    return [*_linear_cases(), *_activation_cases(), *norm_cases(), *embedding_cases()]
+    return [*_linear_cases(), *_activation_cases(), *_loss_cases(), *norm_cases(), *embedding_cases()]

@@ -18,7 +18,7 @@ def get_enum(reduction: str) -> int:
 
 
 def legacy_get_string(size_average: bool | None, reduce: bool | None, emit_warning: bool = True) -> str:
-    """The ``reduction`` that the deprecated ``size_average`` and ``reduce`` arguments ask for, with PyTorch's warning."""
+    """The ``reduction`` the deprecated ``size_average`` and ``reduce`` arguments ask for, with PyTorch's warning."""
     if size_average is None:
         size_average = True
     if reduce is None:

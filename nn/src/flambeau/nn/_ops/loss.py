@@ -146,6 +146,8 @@ def nll_loss_backward_composite(grad_output: Tensor, input: Tensor, target: Tens
     safe, w = _picked_weights(input, target, weight, ignore_index)
     w = w.expand(target.shape)
     scale = w * (grad_output / w.sum() if reduction == "mean" else grad_output)
+    # ignored rows get exactly 0 (not 0 * inf when every target is ignored)
+    scale = flambeau.where(target != ignore_index, scale, scale.new_zeros(()))
     return flambeau.zeros_like(input).scatter(1, safe.unsqueeze(1), -scale.unsqueeze(1))
 
 
@@ -179,11 +181,9 @@ def cross_entropy_backward_composite(grad_output: Tensor, input: Tensor, target:
     p = input.softmax(1)
     safe, w_t = _picked_weights(input, target, weight, ignore_index)
     w_t = w_t.expand(target.shape)
-    kept = (target != ignore_index).to(input.dtype)
-    if reduction == "mean":
-        s = kept * (grad_output / w_t.sum())
-    else:
-        s = kept * grad_output
+    kept = target != ignore_index
+    s = (grad_output / w_t.sum() if reduction == "mean" else grad_output).expand(target.shape)
+    s = flambeau.where(kept, s, s.new_zeros(()))  # exactly 0 for ignored rows, even when all are
     total_w = float(c) if weight is None else weight.sum()
     a = w_t * (1 - eps) + total_w * (eps / c)
     grad = p * (s * a).unsqueeze(1)

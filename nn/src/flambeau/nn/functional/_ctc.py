@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import flambeau
 from flambeau import Tensor
 
-from .. import _reduction
+import flambeau.nn._reduction as _reduction
 
 #: log-probability of an unreachable state: finite, so that exp(x - max) and its gradients stay finite.
 _NEG = -1e30
@@ -39,10 +39,12 @@ def _padded_targets(targets: Tensor, target_lengths: Sequence[int], batch: int) 
     if targets.dim() == 2:
         if targets.shape[0] != batch:
             raise RuntimeError(f"Expected tensor to have size {batch} at dimension 0, but got size "
-                               f"{targets.shape[0]} for argument #2 'targets' (while checking arguments for ctc_loss_cpu)")
+                               f"{targets.shape[0]} for argument #2 'targets' "
+                               "(while checking arguments for ctc_loss_cpu)")
         if targets.shape[1] < s_max:
             raise RuntimeError(f"Expected tensor to have size at least {s_max} at dimension 1, but got size "
-                               f"{targets.shape[1]} for argument #2 'targets' (while checking arguments for ctc_loss_cpu)")
+                               f"{targets.shape[1]} for argument #2 'targets' "
+                               "(while checking arguments for ctc_loss_cpu)")
         return targets[:, :s_max]
     if targets.dim() != 1:
         raise RuntimeError(f"ctc_loss(): targets must be 1-D (concatenated) or 2-D (padded), got {targets.dim()}-D")

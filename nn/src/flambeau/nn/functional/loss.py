@@ -15,7 +15,7 @@ from typing import Any, Callable
 import flambeau
 from flambeau import Tensor
 
-from .. import _reduction
+import flambeau.nn._reduction as _reduction
 from .._lazy import LazyOp
 from .._ops.loss import check_reduction
 from ._ctc import ctc_loss
@@ -50,6 +50,13 @@ def _pointwise(name: str, input: Tensor, target: Tensor) -> tuple[Tensor, Tensor
         raise RuntimeError(f"{name}: The size of input ({list(input.shape)}) must match the size of target "
                            f"({list(target.shape)}): {exc}") from None
     return input.expand(shape), target.expand(shape)
+
+
+def _check_weight_not_differentiable(name: str, weight: Tensor | None) -> None:
+    """PyTorch's refusal of a class/element ``weight`` that requires grad where it has no derivative."""
+    if weight is not None and weight.requires_grad and flambeau.is_grad_enabled():
+        raise RuntimeError(f"The function '{name}' is not differentiable with respect to argument 'weight'. "
+                           "This input cannot have requires_grad True.")
 
 
 # -- regression losses ------------------------------------------------------------------------------
@@ -341,6 +348,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         reduction (str): ``'none'`` | ``'mean'`` | ``'sum'``. Default: ``'mean'``.
     """
     reduction = _reduction.resolve(size_average, reduce, reduction)
+    _check_weight_not_differentiable("binary_cross_entropy", weight)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
@@ -373,6 +381,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
             dim (one per class).
     """
     reduction = _reduction.resolve(size_average, reduce, reduction)
+    _check_weight_not_differentiable("binary_cross_entropy_with_logits", weight)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     softplus = _softplus_neg(input)  # -log(sigmoid(x))
@@ -518,6 +527,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    _check_weight_not_differentiable("multi_margin_loss", weight)
     if input.dim() > 2:
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(input.shape)}")

@@ -12,3 +12,4 @@ from .sparse import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403

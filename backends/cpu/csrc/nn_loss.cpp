@@ -1,0 +1,304 @@
+// Fused cross-entropy over class indices for (N, C) C-contiguous float32/float64 logits, threaded
+// over rows (the ops nn_cross_entropy / nn_cross_entropy_backward that flambeau-nn declares).
+//
+// Forward, per row: the largest logit m, then lse = m + log(sum(exp(x - m))) in one pass that never
+// stores the softmax; the row's loss is (1 - eps) w[t] (lse - x[t]) + eps / C * sum_c w_c (lse - x_c).
+// Backward, per row: m and lse again (the row is read twice, written once), then
+// s * (softmax(x) * a - eps / C * w) with a = (1 - eps) w[t] + eps / C * sum(w), and -s (1 - eps) w[t]
+// more at the target. The reduction stays in Python (over N numbers).
+// Each target is checked against [0, C) in the pass that reads it; the first bad row is returned.
+#include <atomic>
+#include <cmath>
+#include <limits>
+
+#include "common.h"
+#include "vecmath.h"
+
+namespace flambeau {
+namespace {
+
+constexpr int kLanes = 16;
+
+template <class T>
+FLAMBEAU_INLINE T row_max(const T* x, index_t n) {
+  T lane[kLanes];
+  std::uint32_t nan[kLanes];
+  for (int j = 0; j < kLanes; ++j) {
+    lane[j] = -std::numeric_limits<T>::infinity();
+    nan[j] = 0;
+  }
+  index_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+#pragma omp simd
+    for (int j = 0; j < kLanes; ++j) {
+      const T v = x[i + j];
+      lane[j] = v > lane[j] ? v : lane[j];
+      nan[j] |= static_cast<std::uint32_t>(v != v);
+    }
+  }
+  T top = -std::numeric_limits<T>::infinity();
+  std::uint32_t any_nan = 0;
+  for (int j = 0; j < kLanes; ++j) {
+    top = lane[j] > top ? lane[j] : top;
+    any_nan |= nan[j];
+  }
+  for (; i < n; ++i) {
+    top = x[i] > top ? x[i] : top;
+    any_nan |= static_cast<std::uint32_t>(x[i] != x[i]);
+  }
+  return any_nan ? std::numeric_limits<T>::quiet_NaN() : top;
+}
+
+// log(sum(exp(x - m))) of a row whose largest element is the finite m (add m for the log-sum-exp;
+// kept apart so that x - m stays exact for large m).
+template <class T>
+FLAMBEAU_INLINE double row_log_sum(const T* x, index_t n, T m) {
+  double total = 0.0;
+  constexpr index_t kBlock = 4096;
+  for (index_t b = 0; b < n; b += kBlock) {
+    const index_t e = std::min(n, b + kBlock);
+    T acc[kLanes] = {};
+    index_t k = b;
+    for (; k + kLanes <= e; k += kLanes) {
+#pragma omp simd
+      for (int j = 0; j < kLanes; ++j) acc[j] += vec_exp(x[k + j] - m);
+    }
+    T s = 0;
+    for (; k < e; ++k) s += vec_exp(x[k] - m);
+    for (int j = 0; j < kLanes; ++j) s += acc[j];
+    total += s;
+  }
+  return std::log(total);
+}
+
+// sum(w * x) (w == nullptr: sum(x)) in double.
+template <class T>
+FLAMBEAU_INLINE double row_weighted_sum(const T* x, const T* w, index_t n) {
+  double total = 0.0;
+  for (index_t i = 0; i < n; ++i) total += static_cast<double>(w ? w[i] * x[i] : x[i]);
+  return total;
+}
+
+// sum(w * (x - m)) (w == nullptr: sum(x - m)) in double: the smoothing term without cancelling large logits.
+template <class T>
+FLAMBEAU_INLINE double row_weighted_shifted_sum(const T* x, const T* w, index_t n, T m) {
+  double total = 0.0;
+  for (index_t i = 0; i < n; ++i) total += static_cast<double>(w ? w[i] * (x[i] - m) : x[i] - m);
+  return total;
+}
+
+struct Options {
+  index_t n, c;
+  std::int64_t ignore_index;
+  double eps;
+  double weight_sum;  // sum(w), or C without weights
+};
+
+template <class T>
+FLAMBEAU_CLONES void forward_rows(const T* x, const std::int64_t* target, const T* w, T* losses, T* weights,
+                                  const Options& o, index_t begin, index_t end, std::atomic<index_t>& bad) {
+  const index_t c = o.c;
+  for (index_t r = begin; r < end; ++r) {
+    const std::int64_t t = target[r];
+    if (t == o.ignore_index) {
+      losses[r] = 0;
+      weights[r] = 0;
+      continue;
+    }
+    if (t < 0 || t >= c) {
+      index_t seen = bad.load();
+      while ((seen < 0 || r < seen) && !bad.compare_exchange_weak(seen, r)) {
+      }
+      losses[r] = 0;
+      weights[r] = 0;
+      continue;
+    }
+    const T* row = x + r * c;
+    const T wt = w ? w[t] : T(1);
+    weights[r] = wt;
+    const T m = row_max(row, c);
+    if (std::isnan(m) || std::isinf(m)) {
+      losses[r] = std::numeric_limits<T>::quiet_NaN();
+      continue;
+    }
+    const double ls = row_log_sum(row, c, m);
+    // lse - x[t] as ls - (x[t] - m): exact for large logits
+    double loss = (1.0 - o.eps) * wt * (ls - (static_cast<double>(row[t]) - m));
+    if (o.eps != 0.0) loss += o.eps / c * (ls * o.weight_sum - row_weighted_shifted_sum(row, w, c, m));
+    losses[r] = static_cast<T>(loss);
+  }
+}
+
+template <class T>
+FLAMBEAU_CLONES void backward_rows(const T* x, const std::int64_t* target, const T* w, const T* scales, T* out,
+                                   const Options& o, index_t begin, index_t end, std::atomic<index_t>& bad) {
+  const index_t c = o.c;
+  for (index_t r = begin; r < end; ++r) {
+    T* g = out + r * c;
+    const std::int64_t t = target[r];
+    const T s = scales[r];
+    if (t == o.ignore_index) {
+      for (index_t j = 0; j < c; ++j) g[j] = 0;
+      continue;
+    }
+    if (t < 0 || t >= c) {
+      index_t seen = bad.load();
+      while ((seen < 0 || r < seen) && !bad.compare_exchange_weak(seen, r)) {
+      }
+      for (index_t j = 0; j < c; ++j) g[j] = 0;
+      continue;
+    }
+    const T* row = x + r * c;
+    const T wt = w ? w[t] : T(1);
+    const T m = row_max(row, c);
+    if (std::isnan(m) || std::isinf(m)) {
+      for (index_t j = 0; j < c; ++j) g[j] = std::numeric_limits<T>::quiet_NaN();
+      continue;
+    }
+    const T ls = static_cast<T>(row_log_sum(row, c, m));
+    const T a = static_cast<T>(s * ((1.0 - o.eps) * wt + o.eps / c * o.weight_sum));
+    if (o.eps != 0.0) {
+      const T spread = static_cast<T>(s * o.eps / c);
+      if (w) {
+#pragma omp simd
+        for (index_t j = 0; j < c; ++j) g[j] = vec_exp((row[j] - m) - ls) * a - spread * w[j];
+      } else {
+#pragma omp simd
+        for (index_t j = 0; j < c; ++j) g[j] = vec_exp((row[j] - m) - ls) * a - spread;
+      }
+    } else {
+#pragma omp simd
+      for (index_t j = 0; j < c; ++j) g[j] = vec_exp((row[j] - m) - ls) * a;
+    }
+    g[t] -= static_cast<T>(s * (1.0 - o.eps) * wt);
+  }
+}
+
+// The arrays the row loops take; throws nothing, returns false for anything else.
+bool check_layout(const py::array& input, const py::array& target, const py::object& weight, DType& dt) {
+  if (input.ndim() != 2 || target.ndim() != 1 || !c_contiguous(input) || !c_contiguous(target) ||
+      !is_aligned(input) || !is_aligned(target))
+    return false;
+  dt = dtype_of(input);
+  if ((dt != DType::f32 && dt != DType::f64) || dtype_of(target) != DType::i64) return false;
+  if (target.shape(0) != input.shape(0)) return false;
+  if (!weight.is_none()) {
+    const py::array w = weight.cast<py::array>();
+    if (w.ndim() != 1 || w.shape(0) != input.shape(1) || dtype_of(w) != dt || !c_contiguous(w) || !is_aligned(w))
+      return false;
+  }
+  return true;
+}
+
+bool vector_of(const py::array& a, DType dt, index_t n) {
+  return a.ndim() == 1 && a.shape(0) == n && dtype_of(a) == dt && c_contiguous(a) && is_aligned(a);
+}
+
+// Per-row losses and target weights of cross-entropy (N, C) x (N,). Returns the first row whose
+// target is out of range, -1 when all are in range, or -2 (touching nothing) for layouts it does not take.
+index_t cross_entropy_rows(const py::array& input, const py::array& target, const py::object& weight,
+                           std::int64_t ignore_index, double eps, py::array& losses, py::array& weights) {
+  DType dt;
+  if (!check_layout(input, target, weight, dt)) return -2;
+  const index_t n = input.shape(0), c = input.shape(1);
+  if (c == 0 || !vector_of(losses, dt, n) || !vector_of(weights, dt, n)) return -2;
+  check_in_bounds(input, "input", false);
+  check_in_bounds(target, "target", false);
+  check_in_bounds(losses, "losses", true);
+  check_in_bounds(weights, "weights", true);
+  py::array w;
+  if (!weight.is_none()) w = weight.cast<py::array>();
+  Options o{n, c, ignore_index, eps, 0.0};
+  const void* wp = weight.is_none() ? nullptr : w.data();
+  if (wp) {
+    check_in_bounds(w, "weight", false);
+    o.weight_sum = dt == DType::f32 ? row_weighted_sum(static_cast<const float*>(wp), (const float*)nullptr, c)
+                                    : row_weighted_sum(static_cast<const double*>(wp), (const double*)nullptr, c);
+  } else {
+    o.weight_sum = static_cast<double>(c);
+  }
+  const void* xp = input.data();
+  const auto* tp = static_cast<const std::int64_t*>(target.data());
+  void* lp = losses.mutable_data();
+  void* ww = weights.mutable_data();
+  std::atomic<index_t> bad{-1};
+  py::gil_scoped_release nogil;
+  const index_t per_chunk = std::max<index_t>(1, kParallelChunk / c);
+  parallel_chunks(
+      n, per_chunk,
+      [&](index_t begin, index_t end) {
+        if (dt == DType::f32)
+          forward_rows(static_cast<const float*>(xp), tp, static_cast<const float*>(wp), static_cast<float*>(lp),
+                       static_cast<float*>(ww), o, begin, end, bad);
+        else
+          forward_rows(static_cast<const double*>(xp), tp, static_cast<const double*>(wp),
+                       static_cast<double*>(lp), static_cast<double*>(ww), o, begin, end, bad);
+      },
+      n * c);
+  return bad.load();
+}
+
+// out = d loss / d input for per-row upstream scales (already divided by the total weight for mean).
+// Returns as cross_entropy_rows.
+index_t cross_entropy_backward_rows(const py::array& scales, const py::array& input, const py::array& target,
+                                    const py::object& weight, std::int64_t ignore_index, double eps, py::array& out) {
+  DType dt;
+  if (!check_layout(input, target, weight, dt)) return -2;
+  const index_t n = input.shape(0), c = input.shape(1);
+  if (c == 0 || !vector_of(scales, dt, n) || out.ndim() != 2 || out.shape(0) != n || out.shape(1) != c ||
+      dtype_of(out) != dt || !c_contiguous(out) || !is_aligned(out))
+    return -2;
+  check_in_bounds(scales, "scales", false);
+  check_in_bounds(input, "input", false);
+  check_in_bounds(target, "target", false);
+  check_in_bounds(out, "out", true);
+  if (may_overlap(input, out) || may_overlap(scales, out)) return -2;
+  py::array w;
+  if (!weight.is_none()) w = weight.cast<py::array>();
+  Options o{n, c, ignore_index, eps, 0.0};
+  const void* wp = weight.is_none() ? nullptr : w.data();
+  if (wp) {
+    check_in_bounds(w, "weight", false);
+    if (may_overlap(w, out)) return -2;
+    o.weight_sum = dt == DType::f32 ? row_weighted_sum(static_cast<const float*>(wp), (const float*)nullptr, c)
+                                    : row_weighted_sum(static_cast<const double*>(wp), (const double*)nullptr, c);
+  } else {
+    o.weight_sum = static_cast<double>(c);
+  }
+  const void* xp = input.data();
+  const void* sp = scales.data();
+  const auto* tp = static_cast<const std::int64_t*>(target.data());
+  void* op = out.mutable_data();
+  std::atomic<index_t> bad{-1};
+  py::gil_scoped_release nogil;
+  const index_t per_chunk = std::max<index_t>(1, kParallelChunk / c);
+  parallel_chunks(
+      n, per_chunk,
+      [&](index_t begin, index_t end) {
+        if (dt == DType::f32)
+          backward_rows(static_cast<const float*>(xp), tp, static_cast<const float*>(wp),
+                        static_cast<const float*>(sp), static_cast<float*>(op), o, begin, end, bad);
+        else
+          backward_rows(static_cast<const double*>(xp), tp, static_cast<const double*>(wp),
+                        static_cast<const double*>(sp), static_cast<double*>(op), o, begin, end, bad);
+      },
+      n * c);
+  return bad.load();
+}
+
+void register_nn_loss(py::module_& m) {
+  m.def("cross_entropy_rows", &cross_entropy_rows, py::arg("input"), py::arg("target"), py::arg("weight"),
+        py::arg("ignore_index"), py::arg("label_smoothing"), py::arg("losses"), py::arg("weights"),
+        "Per-row cross-entropy losses and target weights of (N, C) logits; the first row with an out-of-range "
+        "target, -1 if none, -2 (touching nothing) for layouts it does not take.");
+  m.def("cross_entropy_backward_rows", &cross_entropy_backward_rows, py::arg("scales"), py::arg("input"),
+        py::arg("target"), py::arg("weight"), py::arg("ignore_index"), py::arg("label_smoothing"), py::arg("out"),
+        "The gradient of cross-entropy with respect to (N, C) logits for per-row upstream scales; returns as "
+        "cross_entropy_rows.");
+}
+
+}  // namespace
+
+FLAMBEAU_REGISTER(register_nn_loss);
+
+}  // namespace flambeau
