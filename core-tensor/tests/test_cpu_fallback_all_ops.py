@@ -85,8 +85,10 @@ print(json.dumps({"names": names, "ran": ran, "failures": failures, "kernels": k
     assert len(out["ran"]) >= 40 and out["ran"] == out["names"]
     for name in ("prod", "cumsum", "sort", "var", "addmm", "nonzero"):
         assert name in out["names"]
-    assert out["kernels"] == ["clone"]  # the rest had no kernel: each ran through the fallback
-    assert {"prod", "cumsum", "sort", "var", "addmm", "nonzero"} <= set(out["stats"])
+    assert out["kernels"] == ["clone"]  # the rest had no kernel of their own
+    # An op with a decomposition (var, addmm...) runs by it, as PyTorch runs a composite before a
+    # fallback, and the core ops it calls fall back; the ops without one fall back themselves.
+    assert {"cumsum", "nonzero"} <= set(out["stats"])  # (sort takes its host decomposition)
 
 
 PRELUDE = """

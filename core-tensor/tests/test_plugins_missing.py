@@ -55,27 +55,28 @@ def test_finder_is_installed_once_and_last():
     assert sys.meta_path.index(finders[0]) > path_finder
 
 
-NN_PACKAGE = {
-    "fakenn_src/flambeau/nn/__init__.py": "VALUE = 42\n",
+FAKE_PACKAGE = {
+    "fakesub_src/flambeau/fakesub/__init__.py": "VALUE = 42\n",
 }
 
 
 def test_installed_subpackage_is_found_and_its_missing_submodule_errors_plainly(tmp_path):
-    # A distribution shipping only flambeau/nn/ in its own folder: found through flambeau.__path__.
-    site = install(tmp_path / "site", FakeDist("flambeau-nn", "0.1.0", modules=NN_PACKAGE))
+    # A distribution shipping only flambeau/<name>/ in its own folder: found through flambeau.__path__.
+    # (A made-up subpackage: a fake flambeau-nn would meet the real one where it is installed.)
+    site = install(tmp_path / "site", FakeDist("flambeau-fakesub", "0.1.0", modules=FAKE_PACKAGE))
     out = run_json(f"""
         import sys, json
-        sys.path.append({str(site / 'fakenn_src')!r})
-        import flambeau, flambeau.nn
+        sys.path.append({str(site / 'fakesub_src')!r})
+        import flambeau, flambeau.fakesub
         try:
-            import flambeau.nn.not_there
+            import flambeau.fakesub.not_there
             err = None
         except ModuleNotFoundError as exc:
             err = str(exc)
-        print(json.dumps([flambeau.nn.VALUE, err]))
+        print(json.dumps([flambeau.fakesub.VALUE, err]))
     """, site)
     assert out[0] == 42
-    assert out[1] == "No module named 'flambeau.nn.not_there'"
+    assert out[1] == "No module named 'flambeau.fakesub.not_there'"
 
 
 def test_flambeau_path_is_extended():

@@ -202,6 +202,10 @@ def test_default_convert():
 @settings(max_examples=50, deadline=None)
 def test_dataloader_len_and_batches(n, bs, drop_last, shuffle):
     ds = TensorDataset(fb.arange(n))
+    if n == 0 and shuffle:  # PyTorch's RandomSampler refuses an empty dataset
+        with pytest.raises(ValueError, match="num_samples should be a positive integer value, but got num_samples=0"):
+            DataLoader(ds, batch_size=bs, shuffle=True)
+        return
     dl = DataLoader(ds, batch_size=bs, drop_last=drop_last, shuffle=shuffle,
                     generator=fb.Generator().manual_seed(0))
     batches = [b[0].tolist() for b in dl]
