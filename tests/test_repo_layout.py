@@ -15,9 +15,9 @@ import pytest
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+; the checks are the same on every Python
 
 ROOT = Path(__file__).resolve().parent.parent
-# Backends that the meta-package does not pull in: cuda needs CuPy and a GPU (it is an extra),
-# meta is the example third-party backend.
-NOT_IN_META_PACKAGE = {"flambeau-backend-cuda", "flambeau-backend-meta"}
+# Backends that the meta-package does not pull in: cuda needs CuPy and a GPU (it is an extra), meta
+# is the example third-party backend, example the core-tier-only backend of the vendor's guide.
+NOT_IN_META_PACKAGE = {"flambeau-backend-cuda", "flambeau-backend-meta", "flambeau-backend-example"}
 
 
 def _pyproject(folder: str) -> dict:

@@ -63,7 +63,11 @@ def _elementwise(fn):
 def _common(*args: Any) -> np.dtype:
     """The dtype two operands compare in (the core cast 0-d operands already; scalars are weak)."""
     arrays = [a.dtype for a in args if isinstance(a, np.ndarray)]
-    dt = np.result_type(*arrays)
+    try:
+        dt = np.result_type(*arrays)
+    except TypeError:  # ml_dtypes before 0.7 promotes bfloat16 with neither integers nor float16
+        floats = [d for d in arrays if d.kind not in "biu"]
+        dt = floats[0] if len(set(floats)) == 1 else np.dtype(np.float32)
     for a in args:
         if isinstance(a, float) and dt.kind in "biu":
             dt = np.dtype(np.float64)

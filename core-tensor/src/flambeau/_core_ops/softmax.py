@@ -62,6 +62,8 @@ def _softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     x, out = _working(input, dtype)
     if x.dim() == 0:
         return (x - x).exp().to(out)  # a single element: 1 (NaN for NaN/inf), with its graph
+    if x.numel() == 0:  # no rows, or empty rows: nothing to normalise (amax would refuse an empty dim)
+        return (x * 0).to(out)
     # Subtracting the row's largest element keeps exp() from overflowing; the shift cancels out,
     # so its gradient is zero and it is detached. A row holding +inf or only -inf gives NaN, as PyTorch.
     e = (x - x.amax(dim, keepdim=True).detach()).exp()
@@ -72,6 +74,8 @@ def _log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     x, out = _working(input, dtype)
     if x.dim() == 0:
         return (x - x).to(out)
+    if x.numel() == 0:
+        return (x * 0).to(out)
     shifted = x - x.amax(dim, keepdim=True).detach()
     return (shifted - shifted.exp().sum(dim, keepdim=True).log()).to(out)
 

@@ -68,7 +68,8 @@ def layer_norm_backward(grad: Tensor, input: Tensor, mean: Tensor, rstd: Tensor,
         gx = rstd * (gh - gh.mean(dims, keepdim=True) - xhat * (gh * xhat).mean(dims, keepdim=True))
     else:
         gx = gh * 0
-    return gx.to(input.dtype), gw, gb
+    wdt = weight.dtype if weight is not None else gw.dtype  # half-precision weights: float32 maths, stored back
+    return gx.to(input.dtype), gw.to(wdt), gb.to(wdt)
 
 
 # -- batch norm ------------------------------------------------------------------------------------
@@ -115,7 +116,8 @@ def batch_norm_backward(grad: Tensor, input: Tensor, mean: Tensor, var: Tensor, 
         gx = scale * (g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True))
     else:
         gx = g * scale
-    return gx.to(input.dtype), gw, gb
+    wdt = weight.dtype if weight is not None else gw.dtype  # half-precision weights: float32 maths, stored back
+    return gx.to(input.dtype), gw.to(wdt), gb.to(wdt)
 
 
 # -- group norm and RMS norm -----------------------------------------------------------------------
