@@ -16,8 +16,10 @@ def test_it_implements_exactly_the_core_tier():
 def test_decomposed_ops_run_on_it():
     x = fb.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], device="example")
     assert coverage("example")["logsumexp"] == "decomposition"
-    np.testing.assert_allclose(fb.logsumexp(x, 1).cpu().numpy() if _has_cpu() else fb.logsumexp(x, 1).numpy(),
-                               np.log(np.exp(np.array([[1, 2, 3], [4, 5, 6.0]])).sum(1)), rtol=1e-6)
+    # tolist: a device tensor is not a numpy array (np.asarray refuses it, as PyTorch's does), and
+    # this environment may have no CPU backend for .cpu()
+    np.testing.assert_allclose(fb.logsumexp(x, 1).tolist(), np.log(np.exp(np.array([[1, 2, 3], [4, 5, 6.0]])).sum(1)),
+                               rtol=1e-6)
 
 
 def _has_cpu() -> bool:
@@ -33,9 +35,10 @@ def test_host_transfers_copy():
     t = fb.tensor(host, device="example")
     host[0] = 100.0
     assert t.tolist() == [0.0, 1.0, 2.0]
-    back = t.numpy() if not _has_cpu() else t.cpu().numpy()
-    back[1] = 100.0
-    assert t.tolist() == [0.0, 1.0, 2.0]
+    if _has_cpu():  # (the kit's contract:host_transfers_copy checks the backend's to_numpy too)
+        back = t.cpu().numpy()
+        back[1] = 100.0
+        assert t.tolist() == [0.0, 1.0, 2.0]
 
 
 def test_python_integers_wrap_into_narrow_dtypes():
