@@ -23,32 +23,8 @@ constexpr int kLanes = 16;
 
 template <class T>
 FLAMBEAU_CLONES T row_logsumexp(const T* x, index_t n) {
-  T lane[kLanes];
-  std::uint32_t nan[kLanes];
-  for (int j = 0; j < kLanes; ++j) {
-    lane[j] = -std::numeric_limits<T>::infinity();
-    nan[j] = 0;
-  }
-  index_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-#pragma omp simd
-    for (int j = 0; j < kLanes; ++j) {
-      const T v = x[i + j];
-      lane[j] = v > lane[j] ? v : lane[j];
-      nan[j] |= static_cast<std::uint32_t>(v != v);
-    }
-  }
-  T top = -std::numeric_limits<T>::infinity();
-  std::uint32_t any_nan = 0;
-  for (int j = 0; j < kLanes; ++j) {
-    top = lane[j] > top ? lane[j] : top;
-    any_nan |= nan[j];
-  }
-  for (; i < n; ++i) {
-    top = x[i] > top ? x[i] : top;
-    any_nan |= static_cast<std::uint32_t>(x[i] != x[i]);
-  }
-  if (any_nan) return std::numeric_limits<T>::quiet_NaN();
+  const T top = row_max(x, n);
+  if (top != top) return top;  // the row holds NaN
   if (std::isinf(top)) return top;
   double total = 0.0;
   for (index_t b = 0; b < n; b += kBlock) {

@@ -19,37 +19,6 @@ constexpr int kLanes = 16;
 // float32 rows add up in float lanes in blocks of this many, each block then into a double.
 constexpr index_t kBlock = 4096;
 
-// The row's largest element; NaN if the row holds NaN.
-template <class T>
-FLAMBEAU_INLINE T row_max(const T* x, index_t n) {
-  T lane[kLanes];
-  std::uint32_t nan[kLanes];
-  for (int j = 0; j < kLanes; ++j) {
-    lane[j] = -std::numeric_limits<T>::infinity();
-    nan[j] = 0;
-  }
-  index_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-#pragma omp simd
-    for (int j = 0; j < kLanes; ++j) {
-      const T v = x[i + j];
-      lane[j] = v > lane[j] ? v : lane[j];
-      nan[j] |= static_cast<std::uint32_t>(v != v);
-    }
-  }
-  T top = -std::numeric_limits<T>::infinity();
-  std::uint32_t any_nan = 0;
-  for (int j = 0; j < kLanes; ++j) {
-    top = lane[j] > top ? lane[j] : top;
-    any_nan |= nan[j];
-  }
-  for (; i < n; ++i) {
-    top = x[i] > top ? x[i] : top;
-    any_nan |= static_cast<std::uint32_t>(x[i] != x[i]);
-  }
-  return any_nan ? std::numeric_limits<T>::quiet_NaN() : top;
-}
-
 // sum(exp(x - m)), written to y as well when `store`.
 template <class T, bool store>
 FLAMBEAU_INLINE double row_sum_exp(const T* x, T* y, index_t n, T m) {

@@ -70,4 +70,37 @@ FLAMBEAU_INLINE float vec_tanh(float x) {
 
 FLAMBEAU_INLINE double vec_tanh(double x) { return std::tanh(x); }
 
+// The largest element of a contiguous row of n values (-inf when empty); NaN if the row holds NaN.
+// Sixteen lanes, so the loop vectorises; softmax, log-softmax, cross-entropy and logsumexp share it.
+template <class T>
+FLAMBEAU_INLINE T row_max(const T* x, std::int64_t n) {
+  constexpr int kMaxLanes = 16;
+  T lane[kMaxLanes];
+  std::uint32_t nan[kMaxLanes];
+  for (int j = 0; j < kMaxLanes; ++j) {
+    lane[j] = -std::numeric_limits<T>::infinity();
+    nan[j] = 0;
+  }
+  std::int64_t i = 0;
+  for (; i + kMaxLanes <= n; i += kMaxLanes) {
+#pragma omp simd
+    for (int j = 0; j < kMaxLanes; ++j) {
+      const T v = x[i + j];
+      lane[j] = v > lane[j] ? v : lane[j];
+      nan[j] |= static_cast<std::uint32_t>(v != v);
+    }
+  }
+  T top = -std::numeric_limits<T>::infinity();
+  std::uint32_t any_nan = 0;
+  for (int j = 0; j < kMaxLanes; ++j) {
+    top = lane[j] > top ? lane[j] : top;
+    any_nan |= nan[j];
+  }
+  for (; i < n; ++i) {
+    top = x[i] > top ? x[i] : top;
+    any_nan |= static_cast<std::uint32_t>(x[i] != x[i]);
+  }
+  return any_nan ? std::numeric_limits<T>::quiet_NaN() : top;
+}
+
 }  // namespace flambeau
