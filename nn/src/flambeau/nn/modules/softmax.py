@@ -9,7 +9,24 @@ from .module import Module
 __all__ = ["Softmin", "Softmax", "Softmax2d", "LogSoftmax"]
 
 
-class Softmin(Module):
+class _AlongDim(Module):
+    """A normalisation along ``dim`` (None: PyTorch's implicit choice, with its warning); the subclass's
+    ``forward`` calls its functional form."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):  # modules pickled before ``dim`` existed, as PyTorch keeps them loading
+            self.dim = None
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(_AlongDim):
     r"""Applies :math:`\text{Softmin}(x_i) = \frac{\exp(-x_i)}{\sum_j \exp(-x_j)}` along ``dim``.
 
     Args:
@@ -19,23 +36,11 @@ class Softmin(Module):
         - Input: :math:`(*)`. Output: the input's shape, values in [0, 1].
     """
 
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def __setstate__(self, state: dict) -> None:
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
-
     def forward(self, input: Tensor) -> Tensor:
         return F.softmin(input, self.dim, _stacklevel=5)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
-
-class Softmax(Module):
+class Softmax(_AlongDim):
     r"""Applies :math:`\text{Softmax}(x_i) = \frac{\exp(x_i)}{\sum_j \exp(x_j)}` along ``dim``.
 
     Args:
@@ -51,20 +56,8 @@ class Softmax(Module):
         tensor([1.0000, 1.0000])
     """
 
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def __setstate__(self, state: dict) -> None:
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
-
     def forward(self, input: Tensor) -> Tensor:
         return F.softmax(input, self.dim, _stacklevel=5)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
 
 class Softmax2d(Module):
@@ -80,7 +73,7 @@ class Softmax2d(Module):
         return F.softmax(input, -3, _stacklevel=5)
 
 
-class LogSoftmax(Module):
+class LogSoftmax(_AlongDim):
     r"""Applies :math:`\log(\text{Softmax}(x))` along ``dim``.
 
     Args:
@@ -90,17 +83,5 @@ class LogSoftmax(Module):
         - Input: :math:`(*)`. Output: the input's shape, values in [-inf, 0).
     """
 
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def __setstate__(self, state: dict) -> None:
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
-
     def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim, _stacklevel=5)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
