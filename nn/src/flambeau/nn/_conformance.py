@@ -339,4 +339,10 @@ def cases() -> list[OpCase]:
     """flambeau-nn's conformance cases (the ``flambeau.testing`` entry point)."""
     from ._norm_conformance import embedding_cases, norm_cases
 
-    return [*_linear_cases(), *_activation_cases(), *_loss_cases(), *norm_cases(), *embedding_cases()]
+    from . import (_conformance_conv, _conformance_padding, _conformance_pooling, _conformance_rnn,
+                   _conformance_transformer, _conformance_vision)
+
+    part2 = (_conformance_conv, _conformance_pooling, _conformance_padding, _conformance_vision, _conformance_rnn,
+             _conformance_transformer)
+    return [*_linear_cases(), *_activation_cases(), *_loss_cases(), *norm_cases(), *embedding_cases(),
+            *(case for family in part2 for case in family.cases())]

@@ -35,6 +35,11 @@ def all_kernels() -> dict[str, Callable[..., Any]]:
 
     table.update(nn_normalization.KERNELS)
     table.update(nn_sparse.KERNELS)
+    # flambeau-nn part 2: convolution, pooling, padding, vision, recurrent and attention kernels.
+    from . import nn_conv, nn_padding, nn_pooling, nn_rnn, nn_transformer, nn_vision
+
+    for module in (nn_conv, nn_pooling, nn_padding, nn_vision, nn_rnn, nn_transformer):
+        table.update(module.KERNELS)
     from .. import _threads
 
     _threads.share_new_pools()  # numpy's BLAS runs its parallel jobs on the kernels' OpenMP team

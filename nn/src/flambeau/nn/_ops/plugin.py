@@ -7,9 +7,11 @@ from flambeau.ops import OpDecl
 from flambeau.plugins import hookimpl
 
 from . import linear, activation, dropout, sparse, normalization, distance, loss
+from . import conv, pooling, padding, vision, rnn, transformer
 
 #: One module per family of ops, each with ``declarations()``.
-FAMILIES = (linear, activation, dropout, sparse, normalization, distance, loss)
+FAMILIES = (linear, activation, dropout, sparse, normalization, distance, loss,
+            conv, pooling, padding, vision, rnn, transformer)
 
 
 @hookimpl

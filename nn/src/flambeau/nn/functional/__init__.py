@@ -12,3 +12,9 @@ from .normalization import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .softmax import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .vision import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403

@@ -1,0 +1,4 @@
+"""Functional forms: attention and transformers."""
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,4 @@
+"""Functional forms: vision (pixel/channel shuffle, interpolation, grid sampling)."""
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,4 @@
+"""Modules: recurrent layers (RNN, LSTM, GRU and their cells)."""
+from __future__ import annotations
+
+__all__: list[str] = []

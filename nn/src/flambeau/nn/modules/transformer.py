@@ -1,0 +1,4 @@
+"""Modules: attention and transformers."""
+from __future__ import annotations
+
+__all__: list[str] = []
