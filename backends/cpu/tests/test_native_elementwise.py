@@ -235,3 +235,18 @@ def test_large_arrays_on_each_thread_count(threads, layout):
         np.testing.assert_allclose(out_t, np.exp(np.broadcast_to(a, shape)), rtol=5e-7)
     finally:
         _C.set_num_threads(old)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op", ["erf", "erfc", "sigmoid"])
+def test_half_erf_erfc_sigmoid_run_in_float32_and_round_once(dtype, op):
+    # numpy's own loop for these calls Python's math module per element; the kernel computes in
+    # float32 and rounds once, so the result is the float32 one rounded (specials included)
+    import flambeau as fb
+
+    x = fb.cat([fb.randn(10_000), fb.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 6.0, -6.0])])
+    half = x.to(getattr(fb, dtype))
+    got = getattr(half, op)()
+    want = getattr(half.float(), op)().to(getattr(fb, dtype))
+    assert got.dtype == half.dtype
+    np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
