@@ -141,6 +141,7 @@ def test_pooling_half_dtypes(dtype):
 # -- errors --------------------------------------------------------------------------------------------
 
 def test_max_pool_errors():
+    # PyTorch's messages, in its order of checks
     x = t(RNG.standard_normal((3, 2, 2)))
     with pytest.raises(RuntimeError, match=r"Given input size: \(3x2x2\)\. Calculated output size: \(3x0x0\)\. "
                                            r"Output size is too small"):
@@ -148,14 +149,26 @@ def test_max_pool_errors():
     with pytest.raises(RuntimeError, match="pad should be at most half of effective kernel size, but got pad=2, "
                                            "kernel_size=2 and dilation=1"):
         F.max_pool2d(x, 2, padding=2)
-    with pytest.raises(RuntimeError, match=r"Expected 3D or 4D \(batch mode\) tensor"):
+    with pytest.raises(RuntimeError, match="pad should be smaller than or equal to half of kernel size, but got "
+                                           "padW = 2, padH = 2, kW = 2, kH = 2"):
+        F.max_pool2d(t(RNG.standard_normal((1, 1, 9, 9))), 2, padding=2, dilation=3)
+    with pytest.raises(RuntimeError, match="stride should not be zero"):
+        F.max_pool2d(x, 0)
+    with pytest.raises(RuntimeError, match=r"non-empty 3D or 4D \(batch mode\) tensor expected for input"):
         F.max_pool2d(t(RNG.standard_normal((4, 4))), 2)
-    with pytest.raises(RuntimeError, match="Expected 2D or 3D input tensor"):
+    with pytest.raises(RuntimeError, match=r"non-empty 4D or 5D \(batch mode\) tensor expected for input"):
+        F.max_pool3d(t(RNG.standard_normal((4, 4))), 2)
+    with pytest.raises(RuntimeError, match=r"max_pool1d: Expected 2D or 3D \(batch mode\) tensor with optional 0 "
+                                           r"dim batch size for input, but got:\[1, 2, 4, 4\]"):
         F.max_pool1d(t(RNG.standard_normal((1, 2, 4, 4))), 2)
-    with pytest.raises(RuntimeError, match="kernel_size must either be a single int, or a tuple of two ints"):
+    with pytest.raises(RuntimeError, match="max_pool2d: kernel_size must either be a single int, or a tuple of two "
+                                           "ints"):
         F.max_pool2d(x, (2, 2, 2))
-    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
-        F.max_pool2d(fb.ones((1, 4, 4), dtype=fb.int64), 2)
+    with pytest.raises(RuntimeError, match="max_pool2d: stride must either be omitted, a single int, or a tuple of "
+                                           "two ints"):
+        F.max_pool2d(x, 2, (1, 1, 1))
+    with pytest.raises(RuntimeError, match="max_pool2d: dilation must be either a single int, or a tuple of two ints"):
+        F.max_pool2d(x, 2, 1, 0, (1, 1, 1))
 
 
 def test_avg_pool_errors():
@@ -260,10 +273,15 @@ def test_adaptive_none_entries_and_unbatched():
 
 
 def test_adaptive_errors():
-    with pytest.raises(RuntimeError, match="Expected input to have non-zero size for non-batch dimensions"):
-        F.adaptive_avg_pool2d(t(np.zeros((1, 0, 4, 4))), 2)
-    with pytest.raises(RuntimeError, match=r"Expected 3D or 4D tensor"):
+    with pytest.raises(RuntimeError, match=r"adaptive_avg_pool2d\(\): Expected input to have non-zero size for "
+                                           r"non-batch dimensions, but input has sizes \[1, 2, 0, 4\] with dimension 2 "
+                                           r"being empty"):
+        F.adaptive_avg_pool2d(t(np.zeros((1, 2, 0, 4))), 2)
+    assert F.adaptive_avg_pool2d(t(np.zeros((1, 0, 4, 4))), 2).shape == (1, 0, 2, 2)  # no channels is fine
+    with pytest.raises(RuntimeError, match=r"adaptive_avg_pool2d\(\): Expected 3D or 4D tensor, but got \[4, 4\]"):
         F.adaptive_avg_pool2d(t(np.zeros((4, 4))), 2)
+    with pytest.raises(RuntimeError, match="elements of output_size must be greater than or equal to 0"):
+        F.adaptive_avg_pool2d(t(np.zeros((1, 4, 4))), -1)
 
 
 # -- max unpooling -------------------------------------------------------------------------------------
@@ -283,13 +301,20 @@ def test_max_unpool_inverts_max_pool(k):
 
 
 def test_max_unpool_default_size_and_errors():
+    v4, i4 = F.max_pool2d(t(distinct((1, 1, 4, 4))), 2, return_indices=True)
+    assert F.max_unpool2d(v4, i4, 2).shape == (1, 1, 4, 4)
     values, indices = F.max_pool2d(t(distinct((1, 1, 5, 5))), 2, return_indices=True)
-    assert F.max_unpool2d(values, indices, 2).shape == (1, 1, 4, 4)
     assert nn.MaxUnpool2d(2)(values, indices, output_size=(1, 1, 5, 5)).shape == (1, 1, 5, 5)
-    with pytest.raises(ValueError, match="invalid output_size"):
+    with pytest.raises(ValueError, match=r'invalid output_size "\(7, 7\)" \(dim 0 must be between 2 and 6\)'):
         F.max_unpool2d(values, indices, 2, output_size=(7, 7))
-    with pytest.raises(RuntimeError, match="Found an invalid max index: 16"):
+    with pytest.raises(RuntimeError, match=r"Found an invalid max index: 16 \(output volumes are of size 4x4\)"):
         F.max_unpool2d(values, fb.full((1, 1, 2, 2), 16, dtype=fb.int64), 2)
+    with pytest.raises(RuntimeError, match=r"Found an invalid max index: -1 \(output volumes are of size 4x1\)"):
+        F.max_unpool1d(t([[[1.0, 2.0]]]), fb.tensor([[[0, -1]]]), 2)
+    with pytest.raises(RuntimeError, match="elements in indices should be type int64 but got: Int"):
+        F.max_unpool2d(values, indices.to(fb.int32), 2)
+    with pytest.raises(RuntimeError, match="Input to max_unpooling2d should be a 3d or 4d Tensor"):
+        F.max_unpool2d(values[0, 0], indices[0, 0], 2)
 
 
 # -- LP and fractional pooling -------------------------------------------------------------------------
@@ -346,6 +371,12 @@ def test_fractional_output_ratio_and_module():
         nn.FractionalMaxPool2d(2, output_ratio=1.5)
     with pytest.raises(ValueError, match="requires specifying either an output size, or a pooling ratio"):
         nn.FractionalMaxPool2d(2)
+    with pytest.raises(RuntimeError, match=r"fractional_max_pool2d\(\): pool height 3 too large relative to input "
+                                           r"height 5"):
+        F.fractional_max_pool2d(t(RNG.standard_normal((1, 1, 5, 5))), 3, output_size=4)
+    with pytest.raises(RuntimeError, match=r"Expect _random_samples.size\(2\) equals to 2; got 3\."):
+        F.fractional_max_pool2d(t(RNG.standard_normal((1, 1, 5, 5))), 2, output_size=2,
+                                _random_samples=t(np.full((1, 1, 3), 0.5)))
 
 
 # -- modules -------------------------------------------------------------------------------------------
@@ -372,7 +403,8 @@ def test_modules_forward_and_state_dict():
     x = t(distinct((2, 3, 8, 8)))
     values, indices = nn.MaxPool2d(2, return_indices=True)(x)
     np.testing.assert_array_equal(values.numpy(), F.max_pool2d(x, 2).numpy())
-    np.testing.assert_array_equal(nn.MaxUnpool2d(2)(values, indices).numpy(), F.max_unpool2d(values, indices, 2).numpy())
+    np.testing.assert_array_equal(nn.MaxUnpool2d(2)(values, indices).numpy(),
+                                  F.max_unpool2d(values, indices, 2).numpy())
     np.testing.assert_allclose(nn.AvgPool2d(3, 2, 1, count_include_pad=False)(x).numpy(),
                                ref_avg_pool(x.numpy(), (3, 3), (2, 2), (1, 1), False, False))
     assert nn.LPPool1d(2, 2)(x[0]).shape == (3, 8, 4)

@@ -166,6 +166,10 @@ def _max_pool_errors() -> list[ErrorCase]:
                   "pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and dilation=1"),
         ErrorCase((Arg((3, 2, 2), "float32"), (2, 2), (1, 1), (0, 0), (1, 1), False), RuntimeError,
                   "max_pool2d: expected a 4D input"),
+        ErrorCase((Arg((1, 1, 9, 9), "float32"), (2, 2), (1, 1), (2, 2), (3, 3), False), RuntimeError,
+                  "pad should be smaller than or equal to half of kernel size, but got padW = 2, padH = 2, kW = 2, "
+                  "kH = 2"),
+        ErrorCase((x, (2, 2), (0, 1), (0, 0), (1, 1), False), RuntimeError, "stride should not be zero"),
     ]
 
 
@@ -204,7 +208,7 @@ def _max_unpool_samples(dtype: str) -> list[Sample]:
 
 def _max_unpool_errors() -> list[ErrorCase]:
     return [ErrorCase((Arg((1, 1, 2), "float32"), _ints([[[0, 7]]]), (4,)), RuntimeError,
-                      "Found an invalid max index: 7 (output volumes are of size 4)", data_dependent=True)]
+                      "Found an invalid max index: 7 (output volumes are of size 4x1)", data_dependent=True)]
 
 
 def _adaptive_samples(dtype: str) -> list[Sample]:

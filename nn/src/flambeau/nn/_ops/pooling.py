@@ -23,14 +23,15 @@ def _check_float(op: str, input: Tensor) -> None:
         raise RuntimeError(f'"{op}" not implemented for \'{type_name(input.dtype)}\'')
 
 
-def _sizes(op: str, name: str, value: Any, k: int, low: int) -> tuple[int, ...]:
+def _sizes(op: str, name: str, value: Any, k: int, low: int | None = None) -> tuple[int, ...]:
+    """``value`` as ``k`` ints (at least ``low`` when given)."""
     try:
         t = tuple(int(v) for v in value)
     except TypeError:
         raise TypeError(f"{op}: {name} must be a tuple of {k} ints, not {type(value).__name__}") from None
     if len(t) != k:
         raise ValueError(f"{op}: {name} must have {k} entries, got {len(t)}")
-    if any(v < low for v in t):
+    if low is not None and any(v < low for v in t):
         raise RuntimeError(f"{op}: {name} must be at least {low}, got {list(t)}")
     return t
 
@@ -52,25 +53,29 @@ def check_pool_geometry(op: str, in_sizes: Sequence[int], kernel_size: Sequence[
 
     ``plane_label`` is the leading "C" of the sizes PyTorch names ("3" in "(3x2x2)")."""
     k = len(kernel_size)
+    names = ("T", "H", "W")[3 - k:]
+    if any(v == 0 for v in stride):
+        raise RuntimeError("stride should not be zero")
     if any(v <= 0 for v in kernel_size):
-        raise RuntimeError(f"{op}: kernel_size must be greater than zero, but got {list(kernel_size)}")
+        raise RuntimeError("kernel size should be greater than zero, but got "
+                           + " ".join(f"k{n}: {v}" for n, v in zip(names, kernel_size)))
     if any(v <= 0 for v in stride):
-        raise RuntimeError(f"{op}: stride must be greater than zero, but got {list(stride)}")
+        raise RuntimeError("stride should be greater than zero, but got "
+                           + " ".join(f"d{n}: {v}" for n, v in zip(names, stride)))
     if any(v <= 0 for v in dilation):
-        raise RuntimeError(f"{op}: dilation must be greater than zero, but got {list(dilation)}")
+        raise RuntimeError("dilation should be greater than zero, but got "
+                           + " ".join(f"dilation{n}: {v}" for n, v in zip(names, dilation)))
     for ks, p, d in zip(kernel_size, padding, dilation):
         if p < 0:
             raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
         if p > ((ks - 1) * d + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
                                f"kernel_size={ks} and dilation={d}")
-    for ks, p in zip(kernel_size, padding):
-        if p > ks // 2:
-            names = ("W", "H", "T")[:k][::-1]
-            pads = ", ".join(f"pad{n} = {v}" for n, v in zip(names[::-1], padding[::-1]))
-            kernels = ", ".join(f"k{n} = {v}" for n, v in zip(names[::-1], kernel_size[::-1]))
-            raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got {pads}, "
-                               f"{kernels}")
+    if any(p > ks // 2 for ks, p in zip(kernel_size, padding)):
+        # PyTorch names the sizes innermost first: padW, padH (padT), then kW, kH (kT)
+        pads = ", ".join(f"pad{n} = {v}" for n, v in zip(names[::-1], padding[::-1]))
+        kernels = ", ".join(f"k{n} = {v}" for n, v in zip(names[::-1], kernel_size[::-1]))
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got {pads}, {kernels}")
     out = M.pool_out_sizes(in_sizes, kernel_size, stride, padding, dilation, ceil_mode)
     if any(o < 1 for o in out):
         given = "x".join(str(s) for s in (plane_label, *in_sizes))
@@ -84,9 +89,9 @@ def _max_pool_meta(input, kernel_size, stride, padding, dilation, ceil_mode):
     op = _name("max_pool", k)
     _check_float(op, input)
     _batched(op, input, k)
-    ks = _sizes(op, "kernel_size", kernel_size, k, 1)
-    out = check_pool_geometry(op, tuple(input.shape[2:]), ks, _sizes(op, "stride", stride, k, 1),
-                              _sizes(op, "padding", padding, k, 0), _sizes(op, "dilation", dilation, k, 1),
+    ks = _sizes(op, "kernel_size", kernel_size, k)
+    out = check_pool_geometry(op, tuple(input.shape[2:]), ks, _sizes(op, "stride", stride, k),
+                              _sizes(op, "padding", padding, k), _sizes(op, "dilation", dilation, k),
                               bool(ceil_mode), str(input.shape[1]))
     shape = tuple(input.shape[:2]) + out
     return [(shape, input.dtype), (shape, fb.int64)]
@@ -123,11 +128,11 @@ def _max_unpool_meta(input, indices, output_size):
 
 def _avg_geometry(op, in_sizes, kernel_size, stride, padding, ceil_mode, divisor_override, channels):
     k = len(kernel_size)
-    ks = _sizes(op, "kernel_size", kernel_size, k, 1)
+    ks = _sizes(op, "kernel_size", kernel_size, k)
     if divisor_override is not None and (isinstance(divisor_override, bool) or int(divisor_override) == 0):
         raise RuntimeError("divisor must be not zero")
-    return check_pool_geometry(op, in_sizes, ks, _sizes(op, "stride", stride, k, 1),
-                               _sizes(op, "padding", padding, k, 0), (1,) * k, bool(ceil_mode), channels)
+    return check_pool_geometry(op, in_sizes, ks, _sizes(op, "stride", stride, k),
+                               _sizes(op, "padding", padding, k), (1,) * k, bool(ceil_mode), channels)
 
 
 def _avg_pool_meta(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
@@ -159,8 +164,11 @@ def _adaptive_meta(kind: str, input: Tensor, output_size: Any) -> tuple[int, ...
     op = _name(kind, k)
     _check_float(op, input)
     _batched(op, input, k)
-    size = _sizes(op, "output_size", output_size, k, 0)
-    for d in range(1, input.dim()):
+    size = _sizes(op, "output_size", output_size, k)
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{{{', '.join(str(s) for s in size)}}}")
+    for d in range(2, input.dim()):
         if input.shape[d] == 0:
             raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {fmt_shape(input.shape)} with dimension {d} being empty")

@@ -13,6 +13,8 @@ from typing import Any, Sequence
 import flambeau as fb
 from flambeau import Tensor
 
+from flambeau.ops.meta import type_name as _type_name
+
 from .._lazy import LazyOp
 from .activation import relu
 
@@ -63,13 +65,16 @@ def _stride(stride: Any, kernel: tuple[int, ...], k: int, op: str) -> tuple[int,
 
 
 def _check_rank(input: Tensor, k: int, op: str) -> bool:
-    """True when ``input`` is unbatched (k + 1 dims); raises unless it has k + 1 or k + 2 dims."""
+    """True when ``input`` is unbatched (k + 1 dims); raises PyTorch's error unless it has k + 1 or k + 2."""
     dim = input.dim()
     if dim not in (k + 1, k + 2):
+        if op == "max_pool1d":
+            raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+                               f"for input, but got:{list(input.shape)}")
         if k == 1:
-            raise RuntimeError(f"{op}() Expected 2D or 3D input tensor, but got {list(input.shape)}")
-        raise RuntimeError(f"{op}: Expected {k + 1}D or {k + 2}D (batch mode) tensor with optional 0 dim batch size "
-                           f"for input, but got: {list(input.shape)}")
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {dim}-dimensional tensor for argument #1 'self' "
+                               f"(while checking arguments for {op})")
+        raise RuntimeError(f"non-empty {k + 1}D or {k + 2}D (batch mode) tensor expected for input")
     return dim == k + 1
 
 
@@ -162,20 +167,20 @@ def _unpool_output_size(input: Tensor, kernel_size: tuple[int, ...], stride: tup
     default = tuple((spatial[d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(k))
     if output_size is None:
         return default
-    size = [int(s) for s in (output_size.tolist() if isinstance(output_size, Tensor) else output_size)]
-    if len(size) == k + 2:
-        size = size[2:]
-    elif len(size) == k + 1:
-        size = size[1:]
-    if len(size) != k:
+    given = output_size.tolist() if isinstance(output_size, Tensor) else output_size
+    if len(given) == k + 2:
+        given = given[2:]
+    elif len(given) == k + 1:  # unbatched: (C, *spatial)
+        given = given[1:]
+    if len(given) != k:
         raise ValueError(f"output_size should be a sequence containing {k} or {k + 2} elements, but it has a "
-                         f"length of '{len(size)}'")
+                         f"length of '{len(given)}'")
     for d in range(k):
         min_size = default[d] - stride[d]
         max_size = default[d] + stride[d]
-        if not min_size < size[d] < max_size:
-            raise ValueError(f'invalid output_size "{size}" (dim {d} must be between {min_size} and {max_size})')
-    return tuple(size)
+        if not min_size < int(given[d]) < max_size:
+            raise ValueError(f'invalid output_size "{given}" (dim {d} must be between {min_size} and {max_size})')
+    return tuple(int(v) for v in given)
 
 
 def _max_unpool_nd(k: int, input: Tensor, indices: Tensor, kernel_size: Any, stride: Any, padding: Any,
@@ -186,9 +191,10 @@ def _max_unpool_nd(k: int, input: Tensor, indices: Tensor, kernel_size: Any, str
     pad = _tuple(padding, k, op, "padding")
     size = _unpool_output_size(input, ks, st, pad, output_size)
     if input.dim() not in (k + 1, k + 2):
-        raise RuntimeError(f"{op}: Expected input to be {k + 1}D or {k + 2}D, but got {input.dim()}D")
+        raise RuntimeError(f"Input to max_unpooling{k}d should be a {k + 1}d or {k + 2}d Tensor, but got a tensor "
+                           f"with {input.dim()} dimensions.")
     if indices.dtype != fb.int64:
-        raise RuntimeError(f"elements in indices should be type int64 but got: {indices.dtype}")
+        raise RuntimeError(f"elements in indices should be type int64 but got: {_type_name(indices.dtype)}")
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
                            f"but got indices tensor with shape: {list(indices.shape)}")
@@ -310,9 +316,19 @@ def _adaptive_size(input: Tensor, output_size: Any, k: int, op: str) -> tuple[in
 
 
 def _adaptive_rank(input: Tensor, k: int, op: str) -> bool:
-    if input.dim() not in (k + 1, k + 2):
-        raise RuntimeError(f"{op}(): Expected {k + 1}D or {k + 2}D tensor, but got {list(input.shape)}")
-    return input.dim() == k + 1
+    """True when ``input`` is unbatched; PyTorch's errors for a wrong rank or an empty spatial dim."""
+    dim = input.dim()
+    if dim not in (k + 1, k + 2):
+        if k == 1:
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {dim}-dimensional tensor for argument #1 'self' "
+                               f"(while checking arguments for {op})")
+        colon = ":" if op.startswith("adaptive_max") else ""
+        raise RuntimeError(f"{op}(): Expected {k + 1}D or {k + 2}D tensor, but got{colon} {list(input.shape)}")
+    for d in range(dim - k, dim):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(input.shape)} with dimension {d} being empty")
+    return dim == k + 1
 
 
 def _adaptive_avg_nd(k: int, input: Tensor, output_size: Any) -> Tensor:
@@ -417,15 +433,18 @@ def _fractional_nd(k: int, input: Tensor, kernel_size: Any, output_size: Any, ou
         out = tuple(int(spatial[d] * float(ratio[d])) for d in range(k))
     else:
         out = _tuple(output_size, k, op, "output_size")
+    names = ("time", "height", "width")[3 - k:]
     for d in range(k):
         if out[d] + ks[d] - 1 > spatial[d]:
-            raise RuntimeError(f"{op}(): pool size {ks[d]} too large relative to input size {spatial[d]} and "
-                               f"output size {out[d]} (dim {d})")
+            raise RuntimeError(f"{op}(): pool {names[d]} {ks[d]} too large relative to input {names[d]} "
+                               f"{spatial[d]}")
     if samples is None:
         samples = fb.rand((n, c, k), dtype=x.dtype, device=x.device)
-    elif tuple(samples.shape) != (n, c, k):
-        raise RuntimeError(f"{op}(): Expected _random_samples of shape {[n, c, k]}, but got "
-                           f"{list(samples.shape)}")
+    elif samples.dim() != 3 or samples.shape[2] != k:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {k}; got "
+                           f"{samples.shape[2] if samples.dim() == 3 else samples.dim()}.")
+    elif tuple(samples.shape[:2]) != (n, c):
+        raise RuntimeError(f"Expect _random_samples to be of shape {[n, c, k]}, got {list(samples.shape)}")
     planes = n * c
     flat_samples = samples.reshape(planes, k)
     # PyTorch's sample order: width first for 2-d, (time, height, width) for 3-d.
