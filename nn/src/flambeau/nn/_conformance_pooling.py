@@ -228,7 +228,7 @@ def _adaptive_avg_backward_samples(dtype: str) -> list[Sample]:
 
 
 def _adaptive_errors() -> list[ErrorCase]:
-    return [ErrorCase((Arg((1, 0, 4, 4), "float32"), (2, 2)), RuntimeError,
+    return [ErrorCase((Arg((1, 2, 0, 4), "float32"), (2, 2)), RuntimeError,
                       "Expected input to have non-zero size for non-batch dimensions")]
 
 
