@@ -129,8 +129,8 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
     """
     if use_reentrant is None:
         warnings.warn("flambeau.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
-                      "Explicitly set use_reentrant=True or use_reentrant=False; use_reentrant=True is used now.",
-                      stacklevel=2)
+                      "use_reentrant=False is recommended, but if you need to preserve the current default "
+                      "behavior, you can pass use_reentrant=True.", stacklevel=2)
         use_reentrant = True
     if determinism_check not in ("default", "none"):
         raise ValueError(f"determinism_check should be one of ['default', 'none'], but got {determinism_check}")
@@ -168,8 +168,8 @@ def checkpoint_sequential(functions: Any, segments: int, input: Tensor, use_reen
     """
     if use_reentrant is None:
         warnings.warn("flambeau.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be "
-                      "passed explicitly. Explicitly set use_reentrant=True or use_reentrant=False; "
-                      "use_reentrant=True is used now.", stacklevel=2)
+                      "passed explicitly. use_reentrant=False is recommended, but if you need to preserve the "
+                      "current default behavior, you can pass use_reentrant=True.", stacklevel=2)
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:

@@ -39,7 +39,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         ``(N, ..., Hq, L, Ev)``. Rows whose keys are all masked are zeros.
     """
     if not 0.0 <= dropout_p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     if dropout_p > 0.0:
         check_attention(query, key, value, attn_mask, is_causal, scale, enable_gqa)
         return attention(query, key, value, attn_mask, is_causal, scale, enable_gqa,
@@ -248,9 +248,11 @@ def multi_head_attention_forward(
 
     src_len = k.shape[1]
     if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                                 f"{_size(key_padding_mask.shape)}")
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
         kpm = key_padding_mask.reshape((bsz, 1, 1, src_len)).expand((bsz, num_heads, 1, src_len))
         kpm = kpm.reshape((bsz * num_heads, 1, src_len))
         attn_mask = kpm if attn_mask is None else attn_mask + kpm
