@@ -182,7 +182,8 @@ def checkpoint_sequential(functions: Any, segments: int, input: Tensor, use_reen
     end = -1
     for start in range(0, size * (segments - 1), size):
         end = start + size - 1
-        input = checkpoint(_Segment(fns[start:end + 1]), input, use_reentrant=use_reentrant, preserve_rng_state=preserve)
+        input = checkpoint(_Segment(fns[start:end + 1]), input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve)
     return _Segment(fns[end + 1:])(input)
 
 

@@ -53,8 +53,8 @@ def _sdpa_errors() -> list[ErrorCase]:
     return [
         ErrorCase((x, Arg((2, 3, 4), "float64"), x), RuntimeError,
                   "Expected query, key, and value to have the same dtype"),
-        ErrorCase((x, x, x, Arg((3, 3), "bool")), RuntimeError, "Explicit attn_mask should not be set when is_causal=True",
-                  kwargs={"is_causal": True}),
+        ErrorCase((x, x, x, Arg((3, 3), "bool")), RuntimeError,
+                  "Explicit attn_mask should not be set when is_causal=True", kwargs={"is_causal": True}),
         ErrorCase((x, x, x, Arg((3, 3), "int64")), RuntimeError,
                   "Expected attn_mask dtype to be bool or float or to match query dtype"),
         ErrorCase((x, Arg((2, 3, 5), "float32"), x), RuntimeError, "query and key must have the same embedding size"),

@@ -41,7 +41,8 @@ def check_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor
         raise RuntimeError("Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
                            f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
     if not query.dtype.is_floating_point:
-        raise RuntimeError(f"scaled_dot_product_attention: expected a floating point query, got {_cpp_name(query.dtype)}")
+        raise RuntimeError("scaled_dot_product_attention: expected a floating point query, got "
+                           f"{_cpp_name(query.dtype)}")
     if attn_mask is not None:
         if attn_mask.dtype != fb.bool and attn_mask.dtype != query.dtype:
             raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, but got "
@@ -50,7 +51,8 @@ def check_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor
         if attn_mask.device != query.device:
             raise RuntimeError(f"Expected attn_mask on {query.device}, got {attn_mask.device}")
         if is_causal:
-            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
     if scale is not None and not isinstance(scale, (int, float)):
         raise TypeError(f"scaled_dot_product_attention(): argument 'scale' must be float, not {type(scale).__name__}")
     if query.shape[-1] != key.shape[-1]:
@@ -109,7 +111,8 @@ def attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | Non
     if enable_gqa and query.dim() >= 3:
         key, value = _repeat_heads(key, query.shape[-3]), _repeat_heads(value, query.shape[-3])
     factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
-    scores = fb.matmul(query, key.transpose(-2, -1)) * factor
+    # the factor on the smaller operand: query is (L, E), the scores (L, S)
+    scores = fb.matmul(query * factor, key.transpose(-2, -1))
     guard = False
     if is_causal:
         length, source = query.shape[-2], key.shape[-2]

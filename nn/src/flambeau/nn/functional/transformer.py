@@ -209,7 +209,8 @@ def multi_head_attention_forward(
                                  "v_proj_weight is None")
         b_q = b_k = b_v = None
         if in_proj_bias is not None:
-            b_q, b_k, b_v = in_proj_bias[:embed_dim], in_proj_bias[embed_dim:2 * embed_dim], in_proj_bias[2 * embed_dim:]
+            e = embed_dim
+            b_q, b_k, b_v = in_proj_bias[:e], in_proj_bias[e:2 * e], in_proj_bias[2 * e:]
         q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)
 
     if attn_mask is not None:
