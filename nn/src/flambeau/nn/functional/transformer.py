@@ -11,6 +11,7 @@ from flambeau import Tensor
 
 from .._lazy import LazyOp
 from .._ops.transformer import attention, check_attention
+from .linear import linear
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -108,8 +109,7 @@ def _mha_shape_check(query: Tensor, key: Tensor, value: Tensor, key_padding_mask
 
 
 def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
-    out = fb.matmul(x, w.t())
-    return out + b if b is not None else out
+    return linear(x, w, b)
 
 
 def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor,
