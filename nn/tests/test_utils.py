@@ -207,5 +207,5 @@ def test_orthogonal_parametrization(shape, orthogonal_map):
 def test_orthogonal_errors():
     with pytest.raises(ValueError, match="Expected a matrix or batch of matrices. Got a tensor of 1 dimensions"):
         parametrizations.orthogonal(nn.Linear(2, 2), "bias")
-    with pytest.raises(NotImplementedError, match="householder"):
-        parametrizations.orthogonal(nn.Linear(2, 3), orthogonal_map="householder")
+    with pytest.raises(ValueError, match="orthogonal_map has to be one of"):
+        parametrizations.orthogonal(nn.Linear(2, 3), orthogonal_map="qr")

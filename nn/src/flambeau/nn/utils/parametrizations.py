@@ -82,8 +82,9 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 
 class _Orthogonal(Module):
     """An orthogonal matrix (or the first columns of one) from an unconstrained one: the exponential or the
-    Cayley transform of the skew-symmetric part ``A = tril(X) - tril(X)^H``, times a fixed orthogonal
-    ``base`` (the trivialization: the original starts at zero and ``base`` holds the initial matrix)."""
+    Cayley transform of the skew-symmetric part ``A = tril(X) - tril(X)^H``, or the product of the
+    Householder reflectors stored below X's diagonal; times a fixed orthogonal ``base`` (the
+    trivialization: the original starts at a fixed point and ``base`` holds the initial matrix)."""
 
     def __init__(self, weight: Tensor, orthogonal_map: str, use_trivialization: bool = True) -> None:
         super().__init__()
@@ -94,6 +95,13 @@ class _Orthogonal(Module):
 
     def _square(self, X: Tensor) -> Tensor:
         n, k = X.shape[-2], X.shape[-1]
+        if self.orthogonal_map == "householder":
+            A = X.tril(-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = _householder_product(A, tau)
+            # X's diagonal holds the reflections' signs (+-1); truncated to ints as PyTorch does, so
+            # that no gradient reaches it
+            return Q * X.diagonal(dim1=-2, dim2=-1).to(flambeau.int32).unsqueeze(-2)
         if n != k:  # the tall n x k block sits in an n x n matrix's first k columns
             pad = flambeau.zeros(*X.shape[:-1], n - k, dtype=X.dtype, device=X.device)
             X = flambeau.cat([X, pad], dim=-1)
@@ -120,6 +128,10 @@ class _Orthogonal(Module):
         if tuple(Q.shape) != self.shape:
             raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. Got a tensor of shape "
                              f"{tuple(Q.shape)}.")
+        if "base" not in self._buffers and self.orthogonal_map == "householder":
+            transposed = Q.shape[-2] < Q.shape[-1]
+            A = _householder_qr_reflectors(Q.mT if transposed else Q)
+            return A.mT if transposed else A
         if "base" not in self._buffers:
             raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
                                       "parametrizations when use_trivialization=False.")
@@ -133,7 +145,57 @@ class _Orthogonal(Module):
             q, r = flambeau.linalg.qr(full)
             q = q * r.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
             self.base = q.mT if transposed else q
+        if self.orthogonal_map == "householder":
+            # the reflectors' fixed point: every reflector flips one axis and the -1 signs undo it,
+            # so the product is the identity and the weight is ``base``
+            neg_id = flambeau.zeros(M.shape, dtype=M.dtype, device=M.device)
+            neg_id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+            return neg_id.mT if transposed else neg_id
         return flambeau.zeros_like(Q)
+
+
+def _householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    """The first k columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^T`` with ``v_i`` the i-th column
+    of ``A``'s strictly lower part plus a 1 on the diagonal (LAPACK's orgqr; written with flambeau
+    ops so that it is differentiable). ``A``: (..., n, k), ``tau``: (..., k)."""
+    n, k = A.shape[-2], A.shape[-1]
+    V = A.tril(-1) + flambeau.eye(n, k, dtype=A.dtype, device=A.device)
+    Q = flambeau.eye(n, k, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], n, k)
+    for i in range(k - 1, -1, -1):  # Q = H_i Q, from the last reflector to the first
+        v = V[..., :, i:i + 1]
+        Q = Q - (tau[..., i:i + 1].unsqueeze(-1) * v) * (v.mT @ Q)
+    return Q
+
+
+def _householder_qr_reflectors(Q: Tensor) -> Tensor:
+    """The reflectors of Q's Householder QR (LAPACK's geqrf), below the diagonal, with the signs of R's
+    diagonal on it (a sign flipped where a column needed no reflection): what the householder map
+    turns back into Q. Computed on the host in float64; Q is (..., n, k) with n >= k."""
+    import numpy as np
+
+    q = np.array(Q.detach().cpu().numpy(), dtype=np.float64)
+    batch = q.reshape((-1,) + q.shape[-2:])
+    out = np.empty_like(batch)
+    for b, a in enumerate(batch):
+        a = a.copy()
+        n, k = a.shape
+        for i in range(k):
+            alpha, rest = a[i, i], a[i + 1:, i]
+            norm = float(np.linalg.norm(rest))
+            if norm == 0.0:  # no reflection needed (tau = 0)
+                a[i, i] = -np.sign(alpha) if alpha != 0 else -1.0
+                continue
+            beta = -np.copysign(np.hypot(alpha, norm), alpha)
+            tau = (beta - alpha) / beta
+            v = rest / (alpha - beta)
+            # apply H = I - tau [1; v][1; v]^T to the remaining columns
+            w = a[i, i + 1:] + v @ a[i + 1:, i + 1:]
+            a[i, i + 1:] -= tau * w
+            a[i + 1:, i + 1:] -= tau * np.outer(v, w)
+            a[i + 1:, i] = v
+            a[i, i] = np.sign(beta)
+        out[b] = a
+    return flambeau.tensor(out.reshape(q.shape), dtype=Q.dtype, device=Q.device)
 
 
 def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
@@ -142,8 +204,8 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
     not square: orthonormal columns, or rows when wide).
 
     Args:
-        orthogonal_map: ``"matrix_exp"`` (the default here) or ``"cayley"``; PyTorch's ``"householder"``
-            (its default for non-square real matrices) is not available yet.
+        orthogonal_map: ``"matrix_exp"``, ``"cayley"`` or ``"householder"``; by default
+            ``"matrix_exp"`` for square or complex matrices and ``"householder"`` otherwise (as PyTorch).
         use_trivialization: keep the initial orthogonal matrix in a ``base`` buffer and optimise around it
             (the original starts at zero); this is what makes assigning to ``module.<name>`` possible.
     """
@@ -152,13 +214,14 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if weight.ndim < 2:
         raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions.")
-    orthogonal_map = orthogonal_map or "matrix_exp"
-    if orthogonal_map == "householder":
-        raise NotImplementedError("orthogonal_map='householder' is not implemented in flambeau yet; use "
-                                  "'matrix_exp' or 'cayley'")
-    if orthogonal_map not in ("matrix_exp", "cayley"):
+    if orthogonal_map is None:
+        square = weight.shape[-2] == weight.shape[-1]
+        orthogonal_map = "matrix_exp" if square or weight.is_complex() else "householder"
+    if orthogonal_map not in ("matrix_exp", "cayley", "householder"):
         raise ValueError(f'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
                          f"Got: {orthogonal_map}")
+    if orthogonal_map == "householder" and weight.is_complex():
+        raise ValueError("The householder parametrization does not support complex tensors.")
     parametrize.register_parametrization(module, name, _Orthogonal(weight, orthogonal_map, use_trivialization),
                                          unsafe=True)
     return module
