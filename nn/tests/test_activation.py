@@ -139,7 +139,7 @@ def test_kernel_equals_composite_for_any_shape(shape, name, transpose):
     back = fb.ops.function(op + "_backward")
     np.testing.assert_allclose(back(g, x, *params).numpy(),
                                fb.ops.declarations()[op + "_backward"].composite(g, x, *params).numpy(),
-                               rtol=2e-5, atol=2e-6)
+                               rtol=2e-5, atol=1e-5)  # the same left-tail cancellation as the forward's
 
 
 # -- gradients -----------------------------------------------------------------------------------
