@@ -1,6 +1,83 @@
-"""CPU kernels of flambeau-nn's rnn ops (unused unless flambeau-nn declares them)."""
+"""Fused kernels for flambeau-nn's recurrent cell ops (``nn_lstm_cell``, ``nn_gru_cell`` and their
+backward ops), run by ``flambeau_cpu._C`` (csrc/nn_rnn.cpp).
+
+The backend never imports flambeau-nn: these are registered under the op names and used only when
+that package declares the ops (whose meta functions have checked every shape and dtype). The C++ code
+takes C-contiguous float32/float64 arrays of one dtype; float16/bfloat16 inputs compute on float32
+copies, other layouts on contiguous copies, and outputs the C++ code cannot write directly go through
+working arrays copied back.
+"""
 from __future__ import annotations
 
 from typing import Any, Callable
 
-KERNELS: dict[str, Callable[..., Any]] = {}
+import numpy as np
+
+from .. import _C
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+
+def _work_dtype(a: np.ndarray) -> np.dtype:
+    return a.dtype if a.dtype in (_F32, _F64) else _F32
+
+
+def _arr(a: np.ndarray | None, dtype: np.dtype) -> np.ndarray | None:
+    """``a`` as a C-contiguous array of ``dtype`` (itself when it already is one)."""
+    if a is None:
+        return None
+    return np.ascontiguousarray(a, dtype=dtype)
+
+
+def _target(out: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """An array the C++ code can write for ``out``: ``out`` itself, or a working array copied back by _store."""
+    if out.dtype == dtype and out.flags.c_contiguous and out.flags.aligned and out.flags.writeable:
+        return out
+    return np.empty(out.shape, dtype=dtype)
+
+
+def _store(outs: Any, works: Any) -> None:
+    for out, work in zip(outs, works):
+        if work is not out:
+            np.copyto(out, work.reshape(out.shape), casting="unsafe")
+
+
+def nn_lstm_cell(gates, cx, out):
+    dt = _work_dtype(gates)
+    batch, hidden = cx.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_lstm_cell(_arr(gates, dt), _arr(cx, dt), *works, batch, hidden)
+    _store(out, works)
+
+
+def nn_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, out):
+    dt = _work_dtype(cx)
+    batch, hidden = cx.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_lstm_cell_backward(_arr(grad_hy, dt), _arr(grad_cy, dt), _arr(cx, dt), _arr(cy, dt), _arr(workspace, dt),
+                             *works, batch, hidden)
+    _store(out, works)
+
+
+def nn_gru_cell(igates, hgates, hx, out):
+    dt = _work_dtype(igates)
+    batch, hidden = hx.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_gru_cell(_arr(igates, dt), _arr(hgates, dt), _arr(hx, dt), *works, batch, hidden)
+    _store(out, works)
+
+
+def nn_gru_cell_backward(grad_hy, hx, workspace, out):
+    dt = _work_dtype(hx)
+    batch, hidden = hx.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_gru_cell_backward(_arr(grad_hy, dt), _arr(hx, dt), _arr(workspace, dt), *works, batch, hidden)
+    _store(out, works)
+
+
+KERNELS: dict[str, Callable[..., Any]] = (
+    {"nn_lstm_cell": nn_lstm_cell, "nn_lstm_cell_backward": nn_lstm_cell_backward,
+     "nn_gru_cell": nn_gru_cell, "nn_gru_cell_backward": nn_gru_cell_backward}
+    if hasattr(_C, "nn_lstm_cell") else {}  # an extension built before these kernels existed
+)
