@@ -138,12 +138,7 @@ def test_gru_cell_op(dtype, tol, batch, hidden):
     ig = RNG.standard_normal((batch, 3 * hidden)) * 2
     hg = RNG.standard_normal((batch, 3 * hidden)) * 2
     hx = RNG.standard_normal((batch, hidden))
-    eye = np.eye(3 * hidden)
-    # x = ig with an identity W_ih; hg as the bias of an empty W_hh term
-    expected = ref_gru_cell(ig, hx, eye, np.zeros((3 * hidden, hidden)), None, None)
-    for fn in (_gru_op, M.gru_cell):
-        pass
-    # the same with the hidden projection in: r applies to h_n (its bias included)
+    # the cell equations on the projections: r applies to the hidden one's n part (its bias included)
     hs = hidden
     r = sigmoid(ig[:, :hs] + hg[:, :hs])
     z = sigmoid(ig[:, hs:2 * hs] + hg[:, hs:2 * hs])
@@ -330,6 +325,19 @@ def test_packed_equals_padded_when_full_length():
     np.testing.assert_allclose(npy(pc), npy(c), rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU, nn.RNN])
+def test_packed_equals_padded_on_valid_steps(cls):
+    # one direction: the padded run's valid steps never see the padding, so they match the packed run
+    m = make(cls, 3, 4, num_layers=2, batch_first=True)
+    lengths = [4, 2, 3]
+    x = t(RNG.standard_normal((3, 4, 3)))
+    out, _ = m(x)
+    pout, _ = m(pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False))
+    padded, _ = pad_packed_sequence(pout, batch_first=True)
+    for b, n in enumerate(lengths):
+        np.testing.assert_allclose(npy(padded[b, :n]), npy(out[b, :n]), rtol=1e-12, atol=1e-14)
+
+
 def test_dropout_between_layers():
     m = make(nn.GRU, 3, 4, num_layers=2, dropout=1.0)
     x = t(RNG.standard_normal((3, 2, 3)))
@@ -375,11 +383,11 @@ def test_layer_backward_matches_reference_grad():
                                     (nn.RNN, dict(bidirectional=True)), (nn.LSTM, dict(proj_size=1))])
 def test_layer_gradcheck(cls, kw):
     m = make(cls, 2, 3, **kw)
-    x = t(RNG.standard_normal((3, 2, 2)), requires_grad=True)
+    x = t(RNG.standard_normal((3, 1, 2)), requires_grad=True)
     lstm = cls is nn.LSTM
     real = m.proj_size or 3
-    h0 = t(RNG.standard_normal((m.num_layers * (2 if m.bidirectional else 1), 2, real)), requires_grad=True)
-    c0 = t(RNG.standard_normal((h0.shape[0], 2, 3)), requires_grad=True)
+    h0 = t(RNG.standard_normal((m.num_layers * (2 if m.bidirectional else 1), 1, real)), requires_grad=True)
+    c0 = t(RNG.standard_normal((h0.shape[0], 1, 3)), requires_grad=True)
 
     def run(x, h0, c0, *params):  # the parameters are the module's own: gradcheck perturbs them in place
         out, hidden = m(x, (h0, c0) if lstm else h0)
@@ -487,6 +495,10 @@ def test_forward_errors():
         m(fb.zeros(5, 3, 1, 64))
     with pytest.raises(RuntimeError, match="For batched 3-D input, hx and cx should also be 3-D but got"):
         m(fb.zeros(5, 3, 64), (fb.zeros(3, 20), fb.zeros(3, 20)))
+    with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0 in RNN"):
+        m(fb.zeros(0, 3, 64))
+    out, (h, _) = m(fb.zeros(2, 0, 64))  # an empty batch is fine
+    assert tuple(out.shape) == (2, 0, 20) and tuple(h.shape) == (2, 0, 20)
     r = nn.GRU(10, 20, num_layers=2)
     with pytest.raises(RuntimeError, match=r"Expected hidden size \(2, 3, 20\), got \[1, 3, 20\]"):
         r(fb.zeros(5, 3, 10), fb.zeros(1, 3, 20))
@@ -494,8 +506,9 @@ def test_forward_errors():
         r(fb.zeros(5, 10), fb.zeros(2, 1, 20))
     with pytest.raises(ValueError, match="RNN: Expected input to be 2D or 3D, got 1D tensor instead"):
         nn.RNN(10, 20)(fb.zeros(10))
-    with pytest.raises(ValueError, match=r"RNN input dtype \(flambeau.float64\) does not match weight dtype \(flambeau.float32\). Convert input: "
-                                          r"input.to\(flambeau.float32\), or convert model: model.to\(flambeau.float64\)"):
+    with pytest.raises(ValueError, match=r"RNN input dtype \(flambeau.float64\) does not match weight dtype "
+                                         r"\(flambeau.float32\). Convert input: input.to\(flambeau.float32\), or "
+                                         r"convert model: model.to\(flambeau.float64\)"):
         r(fb.zeros(5, 3, 10, dtype=fb.float64))
 
 

@@ -266,6 +266,8 @@ class RNNBase(Module):
         else:
             seq = data.transpose(0, 1) if self.batch_first else data
             steps, batch = seq.shape[0], seq.shape[1]
+            if steps == 0:
+                raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
             rows = seq.reshape(steps * batch, seq.shape[2])
             sizes = [batch] * steps
         out, h_n, c_n = R.run_layers(self.mode, rows, sizes, h0, c0, self.all_weights, self.num_layers,
