@@ -11,6 +11,7 @@ from typing import Any, Iterable, NamedTuple, Sequence
 
 import flambeau as fb
 from flambeau import Tensor
+from flambeau.ops.meta import type_name
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]
@@ -120,15 +121,8 @@ def _lengths_list(lengths: Tensor) -> list[int]:
 
 def _check_lengths(lengths: Tensor) -> None:
     if lengths.device.type != "cpu" or lengths.dim() != 1:
-        dtype = str(lengths.dtype).replace("flambeau.", "")
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D "
-                           f"{lengths.device.type} {_scalar_name(dtype)} tensor")
-
-
-def _scalar_name(dtype: str) -> str:
-    names = {"int64": "Long", "int32": "Int", "float32": "Float", "float64": "Double", "int16": "Short",
-             "int8": "Char", "uint8": "Byte", "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}
-    return names.get(dtype, dtype)
+                           f"{lengths.device.type} {type_name(lengths.dtype)} tensor")
 
 
 def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_first: bool = False,
@@ -148,7 +142,6 @@ def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_f
     if not isinstance(lengths, Tensor):
         lengths = fb.as_tensor(lengths, dtype=fb.int64, device="cpu")
     else:
-        _check_lengths(lengths)
         lengths = lengths.to(dtype=fb.int64)
     _check_lengths(lengths)
     if enforce_sorted:
