@@ -204,6 +204,74 @@ def test_cell_ops_gradcheck():
     assert gradgradcheck(lambda a, b, c: _gru_op(a, b, c)[0], (ig, hg, hx))
 
 
+_layer_op = fb.ops.function("nn_lstm_layer")
+_layer_bwd = fb.ops.function("nn_lstm_layer_backward")
+
+LAYER_SIZES = [(4, (3, 3, 3, 3)), (3, (3, 2, 2, 1)), (2, (2,)), (3, ())]
+
+
+@pytest.mark.parametrize("batch,sizes", LAYER_SIZES)
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("dtype,tol", [(fb.float32, 1e-5), (fb.float64, 1e-12)])
+def test_lstm_layer_op_matches_cells(batch, sizes, reverse, dtype, tol):
+    hidden, n = 3, sum(sizes)
+    xproj = RNG.standard_normal((n, 4 * hidden))
+    h0, c0 = RNG.standard_normal((batch, hidden)), RNG.standard_normal((batch, hidden))
+    w = RNG.standard_normal((4 * hidden, hidden)) * 0.5
+    # the reference: each step's cell written out, the first sizes[t] sequences advancing
+    h, c = h0.copy(), c0.copy()
+    offsets = np.cumsum((0,) + sizes)[:-1]
+    out = np.zeros((n, hidden))
+    for step in (range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))):
+        bs, off = sizes[step], offsets[step]
+        hy, cy = ref_lstm_cell(np.zeros((bs, 0)), h[:bs], c[:bs], np.zeros((4 * hidden, 0)), w,
+                               xproj[off:off + bs], None)
+        out[off:off + bs], h[:bs], c[:bs] = hy, hy, cy
+    args = (t(xproj, dtype), t(h0, dtype), t(c0, dtype), t(w, dtype), sizes, reverse)
+    for fn in (_layer_op, M.lstm_layer):
+        got = fn(*args)
+        for a, b in zip(got[:3], (out, h, c)):
+            np.testing.assert_allclose(npy(a), b, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("batch,sizes", LAYER_SIZES)
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("which", ["all", "output", "states"])
+def test_lstm_layer_backward_op_matches_composite(batch, sizes, reverse, which):
+    hidden, n = 2, sum(sizes)
+    xproj, w = t(RNG.standard_normal((n, 4 * hidden))), t(RNG.standard_normal((4 * hidden, hidden)))
+    h0, c0 = t(RNG.standard_normal((batch, hidden))), t(RNG.standard_normal((batch, hidden)))
+    out, _, _, work, cells = _layer_op(xproj, h0, c0, w, sizes, reverse)
+    g_out = t(RNG.standard_normal((n, hidden))) if which != "states" else None
+    g_h = t(RNG.standard_normal((batch, hidden))) if which != "output" else None
+    g_c = t(RNG.standard_normal((batch, hidden))) if which != "output" else None
+    args = (g_out, g_h, g_c, h0, c0, w, out, work, cells, sizes, reverse)
+    for a, b in zip(_layer_bwd(*args), M.lstm_layer_backward(*args)):
+        np.testing.assert_allclose(npy(a), npy(b), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("sizes,reverse", [((2, 2, 1), False), ((2, 1, 1), True)])
+def test_lstm_layer_gradcheck(sizes, reverse):
+    hidden, batch, n = 2, 2, sum(sizes)
+    xproj = t(RNG.standard_normal((n, 4 * hidden)), requires_grad=True)
+    w = t(RNG.standard_normal((4 * hidden, hidden)), requires_grad=True)
+    h0, c0 = (t(RNG.standard_normal((batch, hidden)), requires_grad=True) for _ in range(2))
+    assert gradcheck(lambda x, a, b, ww: _layer_op(x, a, b, ww, sizes, reverse)[:3], (xproj, h0, c0, w))
+    assert gradgradcheck(lambda x, a, b, ww: _layer_op(x, a, b, ww, sizes, reverse)[:3], (xproj, h0, c0, w))
+
+
+def test_lstm_layer_op_errors():
+    x, h, w = fb.zeros(5, 8), fb.zeros(2, 2), fb.zeros(8, 2)
+    with pytest.raises(RuntimeError, match="nn_lstm_layer: batch_sizes sum to 4, but the input has 5 rows"):
+        _layer_op(x, h, h, w, (2, 2), False)
+    with pytest.raises(RuntimeError, match="batch_sizes must be non-negative and non-increasing"):
+        _layer_op(x, h, h, w, (1, 2, 2), False)
+    with pytest.raises(RuntimeError, match=r"batch_sizes\[0\] is 3, but the state holds 2 sequences"):
+        _layer_op(x, h, h, w, (3, 2), False)
+    with pytest.raises(RuntimeError, match=r"nn_lstm_layer: expected w_hh of size \[8, 2\], but got \[8, 3\]"):
+        _layer_op(x, h, h, fb.zeros(8, 3), (2, 2, 1), False)
+
+
 # -- layers against the reference -----------------------------------------------------------------------
 
 CONFIGS = [

@@ -76,8 +76,93 @@ def nn_gru_cell_backward(grad_hy, hx, workspace, out):
     _store(out, works)
 
 
+# -- a whole LSTM layer: the steps looped here, each a BLAS product and one C++ cell ---------------------
+
+def _offsets(batch_sizes) -> list[int]:
+    out, total = [], 0
+    for bs in batch_sizes:
+        out.append(total)
+        total += bs
+    return out
+
+
+def _steps(batch_sizes, reverse: bool) -> range:
+    n = len(batch_sizes)
+    return range(n - 1, -1, -1) if reverse else range(n)
+
+
+def nn_lstm_layer(xproj, h0, c0, w_hh, batch_sizes, reverse, out):
+    dt = _work_dtype(xproj)
+    x = _arr(xproj, dt)
+    w = _arr(w_hh, dt)
+    w_t = w.T  # BLAS reads the transpose in place
+    output, h_n, c_n, work, cells = (_target(o, dt) for o in out)
+    h = np.array(h0, dtype=dt)  # the running states, updated row block by row block
+    c = np.array(c0, dtype=dt)
+    hidden = h.shape[1]
+    offsets = _offsets(batch_sizes)
+    gates = np.empty((h.shape[0], 4 * hidden), dtype=dt)
+    for t in _steps(batch_sizes, reverse):
+        bs, off = batch_sizes[t], offsets[t]
+        if bs == 0:
+            continue
+        g = gates[:bs]
+        np.matmul(h[:bs], w_t, out=g)
+        g += x[off:off + bs]
+        hy, cy = output[off:off + bs], cells[off:off + bs]
+        _C.nn_lstm_cell(g, c[:bs], hy, cy, work[off:off + bs], bs, hidden)
+        h[:bs] = hy
+        c[:bs] = cy
+    np.copyto(h_n, h, casting="unsafe")
+    np.copyto(c_n, c, casting="unsafe")
+    _store(out, (output, h_n, c_n, work, cells))
+
+
+def nn_lstm_layer_backward(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, workspace, cell_states, batch_sizes,
+                           reverse, out):
+    dt = _work_dtype(h0)
+    w = _arr(w_hh, dt)
+    hs, cs, work = _arr(output, dt), _arr(cell_states, dt), _arr(workspace, dt)
+    h_init, c_init = _arr(h0, dt), _arr(c0, dt)
+    gout = _arr(grad_output, dt)
+    gx, gh0, gc0, gw = (_target(o, dt) for o in out)
+    batch, hidden = h_init.shape
+    dh = np.array(grad_hn, dtype=dt) if grad_hn is not None else np.zeros((batch, hidden), dt)
+    dc = np.array(grad_cn, dtype=dt) if grad_cn is not None else np.zeros((batch, hidden), dt)
+    gw[...] = 0
+    offsets = _offsets(batch_sizes)
+    steps = len(batch_sizes)
+    dcp = np.empty((batch, hidden), dtype=dt)
+    for t in reversed(_steps(batch_sizes, reverse)):
+        bs, off = batch_sizes[t], offsets[t]
+        if bs == 0:
+            continue
+        dht = dh[:bs]
+        if gout is not None:
+            dht += gout[off:off + bs]
+        prev = t + 1 if reverse else t - 1
+        if 0 <= prev < steps:  # the states before step t: the previous step's rows, the initial ones beyond
+            pbs = min(batch_sizes[prev], bs)
+            h_prev = np.concatenate([hs[offsets[prev]:offsets[prev] + pbs], h_init[pbs:bs]])
+            c_prev = np.concatenate([cs[offsets[prev]:offsets[prev] + pbs], c_init[pbs:bs]])
+        else:
+            h_prev, c_prev = h_init[:bs], c_init[:bs]
+        h_prev = np.ascontiguousarray(h_prev)
+        c_prev = np.ascontiguousarray(c_prev)
+        dg = gx[off:off + bs]
+        _C.nn_lstm_cell_backward(np.ascontiguousarray(dht), np.ascontiguousarray(dc[:bs]), c_prev, cs[off:off + bs],
+                                 work[off:off + bs], dg, dcp[:bs], bs, hidden)
+        gw += dg.T @ h_prev
+        np.matmul(dg, w, out=dh[:bs])
+        dc[:bs] = dcp[:bs]
+    np.copyto(gh0, dh, casting="unsafe")
+    np.copyto(gc0, dc, casting="unsafe")
+    _store(out, (gx, gh0, gc0, gw))
+
+
 KERNELS: dict[str, Callable[..., Any]] = (
     {"nn_lstm_cell": nn_lstm_cell, "nn_lstm_cell_backward": nn_lstm_cell_backward,
-     "nn_gru_cell": nn_gru_cell, "nn_gru_cell_backward": nn_gru_cell_backward}
+     "nn_gru_cell": nn_gru_cell, "nn_gru_cell_backward": nn_gru_cell_backward,
+     "nn_lstm_layer": nn_lstm_layer, "nn_lstm_layer_backward": nn_lstm_layer_backward}
     if hasattr(_C, "nn_lstm_cell") else {}  # an extension built before these kernels existed
 )

@@ -53,8 +53,36 @@ def _gru_cell(ctx: Any, grads: list) -> tuple:
     return (di if ctx.needs(0) else None, dh if ctx.needs(1) else None, dhx if ctx.needs(2) else None)
 
 
+def _lstm_layer(ctx: Any, grads: list) -> tuple:
+    xproj, h0, c0, w_hh, batch_sizes, reverse = ctx.args
+    g_out, g_h, g_c = grads[0], grads[1], grads[2]
+    if g_out is None and g_h is None and g_c is None:
+        return (None,) * 6
+    if fb.is_grad_enabled():
+        # create_graph: the layer again in differentiable ops, differentiated by autograd itself, so
+        # that the gradients' own graph reaches the inputs
+        with fb.enable_grad():
+            outs = M.lstm_layer(xproj, h0, c0, w_hh, batch_sizes, reverse)[:3]
+            pairs = [(o, g) for o, g in zip(outs, (g_out, g_h, g_c)) if g is not None]
+            inputs = [xproj, h0, c0, w_hh]
+            wanted = [i for i, x in enumerate(inputs) if ctx.needs(i)]
+            got = fb.autograd.grad([o for o, _ in pairs], [inputs[i] for i in wanted], [g for _, g in pairs],
+                                   create_graph=True, allow_unused=True)
+        result: list = [None] * 6
+        for i, g in zip(wanted, got):
+            result[i] = g
+        return tuple(result)
+    output, _, _, work, cells = ctx.result
+    gx, gh, gc, gw = _op("nn_lstm_layer_backward")(g_out, g_h, g_c, h0, c0, w_hh, output, work, cells, batch_sizes,
+                                                   reverse)
+    return (gx if ctx.needs(0) else None, gh if ctx.needs(1) else None, gc if ctx.needs(2) else None,
+            gw if ctx.needs(3) else None, None, None)
+
+
 def formulas() -> dict[str, Any]:
     return {
         "nn_lstm_cell": Formula(_lstm_cell, save=("gates", "cx"), result=True, nondiff_outputs=(2,)),
         "nn_gru_cell": Formula(_gru_cell, save=("igates", "hgates", "hx"), result=True, nondiff_outputs=(1,)),
+        "nn_lstm_layer": Formula(_lstm_layer, save=("xproj", "h0", "c0", "w_hh"), result=True,
+                                 nondiff_outputs=(3, 4)),
     }

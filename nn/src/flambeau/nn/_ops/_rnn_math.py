@@ -61,3 +61,85 @@ def gru_cell_backward(grad_hy: Tensor, hx: Tensor, workspace: Tensor) -> tuple[T
     dz = grad_hy * (hx - n) * z * (1 - z)
     dr = dn * hn * r * (1 - r)
     return fb.cat([dr, dz, dn], 1), fb.cat([dr, dz, dn * r], 1), grad_hy * z
+
+
+# -- a whole LSTM layer in one direction ------------------------------------------------------------------
+
+def _offsets(batch_sizes) -> list[int]:
+    out, total = [], 0
+    for bs in batch_sizes:
+        out.append(total)
+        total += bs
+    return out
+
+
+def _order(batch_sizes, reverse: bool) -> range:
+    steps = len(batch_sizes)
+    return range(steps - 1, -1, -1) if reverse else range(steps)
+
+
+def lstm_layer(xproj: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, batch_sizes, reverse: bool = False):
+    """``(output, h_n, c_n, workspace, cell_states)`` of one LSTM layer over packed rows.
+
+    ``xproj`` ``(N, 4H)`` is the input's projection with both biases; at step ``t`` the first
+    ``batch_sizes[t]`` sequences advance (steps walked from the last when ``reverse``). The
+    workspace ``(N, 4H)`` (activated gates) and the cell states ``(N, H)`` are what the backward
+    pass reads."""
+    offsets = _offsets(batch_sizes)
+    batch = h0.shape[0]
+    w_t = w_hh.t()
+    h, c = h0, c0
+    outs: list = [None] * len(batch_sizes)
+    works: list = [None] * len(batch_sizes)
+    cells: list = [None] * len(batch_sizes)
+    for t in _order(batch_sizes, reverse):
+        bs = batch_sizes[t]
+        rows = xproj.narrow(0, offsets[t], bs)
+        hs, cs = (h, c) if bs == batch else (h[:bs], c[:bs])
+        hy, cy, work = lstm_cell(fb.addmm(rows, hs, w_t), cs)
+        outs[t], works[t], cells[t] = hy, work, cy
+        h = hy if bs == batch else fb.cat([hy, h[bs:]], 0)
+        c = cy if bs == batch else fb.cat([cy, c[bs:]], 0)
+    if not outs:
+        empty = xproj.new_zeros((0, h0.shape[1]))
+        return empty, h, c, xproj.new_zeros((0, xproj.shape[1])), empty
+    return fb.cat(outs, 0), h, c, fb.cat(works, 0), fb.cat(cells, 0)
+
+
+def _previous(t: int, bs: int, batch_sizes, offsets, states: Tensor, initial: Tensor, reverse: bool) -> Tensor:
+    """The state the first ``bs`` sequences had before step ``t``: the previous step's rows where that
+    step ran them, the initial state for the rest."""
+    prev = t + 1 if reverse else t - 1
+    if prev < 0 or prev >= len(batch_sizes):
+        return initial[:bs]
+    pbs = min(batch_sizes[prev], bs)
+    before = states.narrow(0, offsets[prev], pbs)
+    return before if pbs == bs else fb.cat([before, initial[pbs:bs]], 0)
+
+
+def lstm_layer_backward(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, workspace, cell_states, batch_sizes,
+                        reverse: bool = False):
+    """``(grad_xproj, grad_h0, grad_c0, grad_w_hh)`` of :func:`lstm_layer`, walking its steps backwards."""
+    offsets = _offsets(batch_sizes)
+    dh = grad_hn if grad_hn is not None else fb.zeros_like(h0)
+    dc = grad_cn if grad_cn is not None else fb.zeros_like(c0)
+    gw = fb.zeros_like(w_hh)
+    grads: list = [None] * len(batch_sizes)
+    for t in reversed(list(_order(batch_sizes, reverse))):
+        bs = batch_sizes[t]
+        off = offsets[t]
+        dht = dh[:bs]
+        if grad_output is not None:
+            dht = dht + grad_output.narrow(0, off, bs)
+        h_prev = _previous(t, bs, batch_sizes, offsets, output, h0, reverse)
+        c_prev = _previous(t, bs, batch_sizes, offsets, cell_states, c0, reverse)
+        dgates, dcp = lstm_cell_backward(dht, dc[:bs], c_prev, cell_states.narrow(0, off, bs),
+                                         workspace.narrow(0, off, bs))
+        grads[t] = dgates
+        gw = gw + dgates.t().matmul(h_prev)
+        dhp = dgates.matmul(w_hh)
+        rest = h0.shape[0] - bs
+        dh = dhp if rest == 0 else fb.cat([dhp, dh[bs:]], 0)
+        dc = dcp if rest == 0 else fb.cat([dcp, dc[bs:]], 0)
+    gx = fb.cat(grads, 0) if grads else workspace.new_zeros((0, workspace.shape[1]))
+    return gx, dh, dc, gw

@@ -81,6 +81,53 @@ def _gru_cell_backward_meta(grad_hy, hx, workspace):
     return [((b, 3 * h), hx.dtype), ((b, 3 * h), hx.dtype), ((b, h), hx.dtype)]
 
 
+def _check_batch_sizes(op: str, batch_sizes, rows: int, batch: int) -> None:
+    sizes = list(batch_sizes)
+    if any(isinstance(b, bool) or not isinstance(b, int) for b in sizes):
+        raise TypeError(f"{op}: batch_sizes must be a sequence of ints")
+    if any(b < 0 for b in sizes) or any(a < b for a, b in zip(sizes, sizes[1:])):
+        raise RuntimeError(f"{op}: batch_sizes must be non-negative and non-increasing, got {sizes}")
+    if sum(sizes) != rows:
+        raise RuntimeError(f"{op}: batch_sizes sum to {sum(sizes)}, but the input has {rows} rows")
+    if sizes and sizes[0] > batch:
+        raise RuntimeError(f"{op}: batch_sizes[0] is {sizes[0]}, but the state holds {batch} sequences")
+
+
+def _lstm_layer_meta(xproj, h0, c0, w_hh, batch_sizes, reverse=False):
+    op = "nn_lstm_layer"
+    _check_float(op, xproj, h0, c0, w_hh)
+    if h0.dim() != 2 or c0.dim() != 2 or xproj.dim() != 2:
+        raise RuntimeError(f"{op}: expected 2-D xproj, h0 and c0, but got sizes {fmt_shape(xproj.shape)}, "
+                           f"{fmt_shape(h0.shape)} and {fmt_shape(c0.shape)}")
+    b, h = c0.shape
+    _check_shape(op, "h0", h0, (b, h))
+    _check_shape(op, "w_hh", w_hh, (4 * h, h))
+    if xproj.shape[1] != 4 * h:
+        raise RuntimeError(f"{op}: expected xproj of size [*, {4 * h}], but got {fmt_shape(xproj.shape)}")
+    n = xproj.shape[0]
+    _check_batch_sizes(op, batch_sizes, n, b)
+    dt = xproj.dtype
+    return [((n, h), dt), ((b, h), dt), ((b, h), dt), ((n, 4 * h), dt), ((n, h), dt)]
+
+
+def _lstm_layer_backward_meta(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, workspace, cell_states,
+                              batch_sizes, reverse=False):
+    op = "nn_lstm_layer_backward"
+    _check_float(op, h0, grad_output, grad_hn, grad_cn, c0, w_hh, output, workspace, cell_states)
+    if h0.dim() != 2 or output.dim() != 2:
+        raise RuntimeError(f"{op}: expected 2-D states")
+    b, h = h0.shape
+    n = output.shape[0]
+    for name, t, shape in (("grad_output", grad_output, (n, h)), ("grad_hn", grad_hn, (b, h)),
+                           ("grad_cn", grad_cn, (b, h)), ("c0", c0, (b, h)), ("w_hh", w_hh, (4 * h, h)),
+                           ("output", output, (n, h)), ("workspace", workspace, (n, 4 * h)),
+                           ("cell_states", cell_states, (n, h))):
+        _check_shape(op, name, t, shape)
+    _check_batch_sizes(op, batch_sizes, n, b)
+    dt = h0.dtype
+    return [((n, 4 * h), dt), ((b, h), dt), ((b, h), dt), ((4 * h, h), dt)]
+
+
 def declarations() -> list[OpDecl]:
     common = dict(method=False, export=False)
     return [
@@ -101,4 +148,16 @@ def declarations() -> list[OpDecl]:
                composite=M.gru_cell_backward, output_names=("grad_igates", "grad_hgates", "grad_hx"),
                differentiable=False,
                doc="The gradients of ``nn_gru_cell``'s input and hidden projections and hidden state.", **common),
+        OpDecl("nn_lstm_layer", "(xproj: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, batch_sizes, reverse=False)",
+               _lstm_layer_meta, composite=M.lstm_layer,
+               output_names=("output", "h_n", "c_n", "workspace", "cell_states"),
+               doc="One LSTM layer in one direction over packed rows: ``xproj`` ``(N, 4H)`` the input's projection "
+                   "with both biases, ``batch_sizes`` the sequences running at each step. Returns the output "
+                   "``(N, H)``, the final states and, for the backward pass, the activated gates and cell states.",
+               **common),
+        OpDecl("nn_lstm_layer_backward", "(grad_output: Tensor?, grad_hn: Tensor?, grad_cn: Tensor?, h0: Tensor, "
+               "c0: Tensor, w_hh: Tensor, output: Tensor, workspace: Tensor, cell_states: Tensor, batch_sizes, "
+               "reverse=False)", _lstm_layer_backward_meta, composite=M.lstm_layer_backward,
+               output_names=("grad_xproj", "grad_h0", "grad_c0", "grad_w_hh"), differentiable=False,
+               doc="The gradients of ``nn_lstm_layer``'s projection, initial states and hidden weight.", **common),
     ]

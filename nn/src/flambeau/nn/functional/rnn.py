@@ -6,7 +6,8 @@ empty); the modules call :func:`run_layers` and the ``*_cell`` functions here.
 Every layer works on packed rows: a padded batch ``(T, B, *)`` is the packed batch whose
 ``batch_sizes`` are all ``B``. For each layer and direction the input's projection for every time
 step is one matrix product; then each step adds the hidden state's projection (``addmm``) and runs
-one fused cell op (``nn_lstm_cell``, ``nn_gru_cell``) or the RNN's nonlinearity. At step ``t`` only
+one fused cell op (``nn_lstm_cell``, ``nn_gru_cell``) or the RNN's nonlinearity; an LSTM layer without
+projection is one op, ``nn_lstm_layer``, whose kernel loops over the steps without recording any. At step ``t`` only
 the first ``batch_sizes[t]`` sequences advance; the others keep their state, which is how a packed
 batch's sequences each end with their own final state. The reverse direction walks the steps from
 the last, each sequence starting from the initial state at its own last step.
@@ -25,6 +26,7 @@ __all__: list[str] = []
 
 _lstm_cell = LazyOp("nn_lstm_cell")
 _gru_cell = LazyOp("nn_gru_cell")
+_lstm_layer = LazyOp("nn_lstm_layer")
 
 
 def _affine(x: Tensor, weight_t: Tensor, bias: Tensor | None) -> Tensor:
@@ -44,6 +46,10 @@ def _direction(mode: str, x: Tensor, sizes: Sequence[int], h0: Tensor, c0: Tenso
     else:  # LSTM and RNN: both biases go into the input projection, once for every step
         xproj = _affine(x, w_ih.t(), b_ih + b_hh if has_bias else None)
         hh_bias = None
+    if mode == "LSTM" and w_hr is None:
+        # the whole layer is one op: one autograd node, its steps looped inside the kernel
+        out, h, c, _, _ = _lstm_layer(xproj, h0, c0, w_hh, tuple(sizes), reverse)
+        return out, h, c
     w_hh_t = w_hh.t()
     w_hr_t = w_hr.t() if w_hr is not None else None
     steps = xproj.split(list(sizes), 0)
