@@ -104,6 +104,39 @@ def _gru_backward_ref(g, hx, work):
     return np.concatenate([dr, dz, dn], -1), np.concatenate([dr, dz, dn * r], -1), g * z
 
 
+# -- a whole LSTM layer -----------------------------------------------------------------------------------
+
+def _lstm_layer_ref(xproj, h0, c0, w_hh, batch_sizes, reverse=False):
+    offsets = np.cumsum((0,) + tuple(batch_sizes))[:-1]
+    h, c = h0.copy(), c0.copy()
+    hidden = h0.shape[1]
+    n = xproj.shape[0]
+    out, work, cells = np.zeros((n, hidden)), np.zeros((n, 4 * hidden)), np.zeros((n, hidden))
+    steps = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
+    for t in steps:
+        bs, off = batch_sizes[t], offsets[t]
+        hy, cy, wk = _lstm_ref(xproj[off:off + bs] + h[:bs] @ w_hh.T, c[:bs])
+        out[off:off + bs], cells[off:off + bs], work[off:off + bs] = hy, cy, wk
+        h[:bs], c[:bs] = hy, cy
+    return out, h, c, work, cells
+
+
+def _lstm_layer_samples(dtype):
+    return [
+        Sample((Arg((6, 8), dtype), Arg((2, 2), dtype), Arg((2, 2), dtype), Arg((8, 2), dtype, low=-1, high=1),
+                (2, 2, 2), False)),
+        Sample((Arg((5, 12), dtype), Arg((3, 3), dtype), Arg((3, 3), dtype), Arg((12, 3), dtype, "transposed",
+                                                                               low=-1, high=1), (3, 1, 1), True),
+               note="packed, reverse"),
+    ]
+
+
+def _lstm_layer_errors():
+    x, h, w = Arg((5, 8), "float32"), Arg((2, 2), "float32"), Arg((8, 2), "float32")
+    yield ErrorCase((x, h, h, w, (2, 2), False), RuntimeError, "batch_sizes sum to 4, but the input has 5 rows")
+    yield ErrorCase((x, h, h, w, (1, 2, 2), False), RuntimeError, "must be non-negative and non-increasing")
+
+
 def cases() -> list[OpCase]:
     def same(count):
         return lambda s: (next(a for a in s.args if a is not None).dtype,) * count
@@ -113,4 +146,6 @@ def cases() -> list[OpCase]:
                tolerances=_LOOSE),
         OpCase("nn_gru_cell", _FLOATS, _gru_samples, _gru_ref, same(2), errors=_gru_errors, tolerances=_LOOSE),
         OpCase("nn_gru_cell_backward", _FLOATS, _gru_backward_samples, _gru_backward_ref, same(3), tolerances=_LOOSE),
+        OpCase("nn_lstm_layer", ("float32", "float64"), _lstm_layer_samples, _lstm_layer_ref, same(5),
+               errors=_lstm_layer_errors, tolerances=_LOOSE),
     ]
