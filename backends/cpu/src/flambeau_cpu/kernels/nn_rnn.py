@@ -95,7 +95,7 @@ def nn_lstm_layer(xproj, h0, c0, w_hh, batch_sizes, reverse, out):
     dt = _work_dtype(xproj)
     x = _arr(xproj, dt)
     w = _arr(w_hh, dt)
-    w_t = w.T  # BLAS reads the transpose in place
+    w_t = np.ascontiguousarray(w.T)  # once per layer: numpy's small products run ~2x faster on it
     output, h_n, c_n, work, cells = (_target(o, dt) for o in out)
     h = np.array(h0, dtype=dt)  # the running states, updated row block by row block
     c = np.array(c0, dtype=dt)
@@ -129,8 +129,8 @@ def nn_lstm_layer_backward(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, 
     batch, hidden = h_init.shape
     dh = np.array(grad_hn, dtype=dt) if grad_hn is not None else np.zeros((batch, hidden), dt)
     dc = np.array(grad_cn, dtype=dt) if grad_cn is not None else np.zeros((batch, hidden), dt)
-    gw[...] = 0
     offsets = _offsets(batch_sizes)
+    h_before = np.empty((hs.shape[0], hidden), dtype=dt)  # each step's previous states, for one product at the end
     steps = len(batch_sizes)
     dcp = np.empty((batch, hidden), dtype=dt)
     for t in reversed(_steps(batch_sizes, reverse)):
@@ -147,14 +147,14 @@ def nn_lstm_layer_backward(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, 
             c_prev = np.concatenate([cs[offsets[prev]:offsets[prev] + pbs], c_init[pbs:bs]])
         else:
             h_prev, c_prev = h_init[:bs], c_init[:bs]
-        h_prev = np.ascontiguousarray(h_prev)
+        h_before[off:off + bs] = h_prev
         c_prev = np.ascontiguousarray(c_prev)
         dg = gx[off:off + bs]
         _C.nn_lstm_cell_backward(np.ascontiguousarray(dht), np.ascontiguousarray(dc[:bs]), c_prev, cs[off:off + bs],
                                  work[off:off + bs], dg, dcp[:bs], bs, hidden)
-        gw += dg.T @ h_prev
         np.matmul(dg, w, out=dh[:bs])
         dc[:bs] = dcp[:bs]
+    np.matmul(gx.T, h_before, out=gw)  # sum over steps of grad_gates^T @ h_prev, as one product
     np.copyto(gh0, dh, casting="unsafe")
     np.copyto(gc0, dc, casting="unsafe")
     _store(out, (gx, gh0, gc0, gw))
