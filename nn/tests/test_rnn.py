@@ -260,6 +260,50 @@ def test_lstm_layer_gradcheck(sizes, reverse):
     assert gradgradcheck(lambda x, a, b, ww: _layer_op(x, a, b, ww, sizes, reverse)[:3], (xproj, h0, c0, w))
 
 
+_gru_layer_op = fb.ops.function("nn_gru_layer")
+_gru_layer_bwd = fb.ops.function("nn_gru_layer_backward")
+
+
+@pytest.mark.parametrize("batch,sizes", LAYER_SIZES)
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("bias", [True, False])
+def test_gru_layer_op_matches_cells(batch, sizes, reverse, bias):
+    hidden, n = 3, sum(sizes)
+    xproj = RNG.standard_normal((n, 3 * hidden))
+    h0 = RNG.standard_normal((batch, hidden))
+    w = RNG.standard_normal((3 * hidden, hidden)) * 0.5
+    b = RNG.standard_normal(3 * hidden) if bias else None
+    h = h0.copy()
+    offsets = np.cumsum((0,) + sizes)[:-1]
+    out = np.zeros((n, hidden))
+    eye = np.eye(3 * hidden)
+    for step in (range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))):
+        bs, off = sizes[step], offsets[step]
+        hy = ref_gru_cell(xproj[off:off + bs], h[:bs], eye, w, None, b)
+        out[off:off + bs], h[:bs] = hy, hy
+    args = (t(xproj), t(h0), t(w), t(b) if bias else None, sizes, reverse)
+    for fn in (_gru_layer_op, M.gru_layer):
+        got = fn(*args)
+        np.testing.assert_allclose(npy(got[0]), out, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(npy(got[1]), h, rtol=1e-12, atol=1e-12)
+    out_t, _, work = _gru_layer_op(*args)
+    g_out, g_h = t(RNG.standard_normal((n, hidden))), t(RNG.standard_normal((batch, hidden)))
+    bargs = (g_out, g_h, t(h0), t(w), out_t, work, sizes, reverse)
+    for a, c in zip(_gru_layer_bwd(*bargs), M.gru_layer_backward(*bargs)):
+        np.testing.assert_allclose(npy(a), npy(c), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sizes,reverse", [((2, 2, 1), False), ((2, 1, 1), True)])
+def test_gru_layer_gradcheck(sizes, reverse):
+    hidden, batch, n = 2, 2, sum(sizes)
+    xproj = t(RNG.standard_normal((n, 3 * hidden)), requires_grad=True)
+    w = t(RNG.standard_normal((3 * hidden, hidden)), requires_grad=True)
+    b = t(RNG.standard_normal(3 * hidden), requires_grad=True)
+    h0 = t(RNG.standard_normal((batch, hidden)), requires_grad=True)
+    assert gradcheck(lambda x, a, ww, bb: _gru_layer_op(x, a, ww, bb, sizes, reverse)[:2], (xproj, h0, w, b))
+    assert gradgradcheck(lambda x, a, ww, bb: _gru_layer_op(x, a, ww, bb, sizes, reverse)[:2], (xproj, h0, w, b))
+
+
 def test_lstm_layer_op_errors():
     x, h, w = fb.zeros(5, 8), fb.zeros(2, 2), fb.zeros(8, 2)
     with pytest.raises(RuntimeError, match="nn_lstm_layer: batch_sizes sum to 4, but the input has 5 rows"):

@@ -137,6 +137,31 @@ def _lstm_layer_errors():
     yield ErrorCase((x, h, h, w, (1, 2, 2), False), RuntimeError, "must be non-negative and non-increasing")
 
 
+def _gru_layer_ref(xproj, h0, w_hh, b_hh, batch_sizes, reverse=False):
+    offsets = np.cumsum((0,) + tuple(batch_sizes))[:-1]
+    h = h0.copy()
+    hidden = h0.shape[1]
+    n = xproj.shape[0]
+    out, work = np.zeros((n, hidden)), np.zeros((n, 4 * hidden))
+    steps = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
+    for t in steps:
+        bs, off = batch_sizes[t], offsets[t]
+        hg = h[:bs] @ w_hh.T + (b_hh if b_hh is not None else 0)
+        hy, wk = _gru_ref(xproj[off:off + bs], hg, h[:bs])
+        out[off:off + bs], work[off:off + bs] = hy, wk
+        h[:bs] = hy
+    return out, h, work
+
+
+def _gru_layer_samples(dtype):
+    return [
+        Sample((Arg((6, 6), dtype), Arg((2, 2), dtype), Arg((6, 2), dtype, low=-1, high=1), Arg((6,), dtype),
+                (2, 2, 2), False)),
+        Sample((Arg((5, 9), dtype), Arg((3, 3), dtype), Arg((9, 3), dtype, "transposed", low=-1, high=1), None,
+                (3, 1, 1), True), note="packed, reverse, no bias"),
+    ]
+
+
 def cases() -> list[OpCase]:
     def same(count):
         return lambda s: (next(a for a in s.args if a is not None).dtype,) * count
@@ -148,4 +173,5 @@ def cases() -> list[OpCase]:
         OpCase("nn_gru_cell_backward", _FLOATS, _gru_backward_samples, _gru_backward_ref, same(3), tolerances=_LOOSE),
         OpCase("nn_lstm_layer", ("float32", "float64"), _lstm_layer_samples, _lstm_layer_ref, same(5),
                errors=_lstm_layer_errors, tolerances=_LOOSE),
+        OpCase("nn_gru_layer", ("float32", "float64"), _gru_layer_samples, _gru_layer_ref, same(3), tolerances=_LOOSE),
     ]

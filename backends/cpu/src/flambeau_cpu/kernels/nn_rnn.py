@@ -160,9 +160,74 @@ def nn_lstm_layer_backward(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, 
     _store(out, (gx, gh0, gc0, gw))
 
 
+def nn_gru_layer(xproj, h0, w_hh, b_hh, batch_sizes, reverse, out):
+    dt = _work_dtype(xproj)
+    x = _arr(xproj, dt)
+    w_t = np.ascontiguousarray(_arr(w_hh, dt).T)
+    bias = _arr(b_hh, dt)
+    output, h_n, work = (_target(o, dt) for o in out)
+    h = np.array(h0, dtype=dt)
+    hidden = h.shape[1]
+    offsets = _offsets(batch_sizes)
+    hgates = np.empty((h.shape[0], 3 * hidden), dtype=dt)
+    for t in _steps(batch_sizes, reverse):
+        bs, off = batch_sizes[t], offsets[t]
+        if bs == 0:
+            continue
+        hg = hgates[:bs]
+        np.matmul(h[:bs], w_t, out=hg)
+        if bias is not None:
+            hg += bias
+        hy = output[off:off + bs]
+        _C.nn_gru_cell(x[off:off + bs], hg, np.ascontiguousarray(h[:bs]), hy, work[off:off + bs], bs, hidden)
+        h[:bs] = hy
+    np.copyto(h_n, h, casting="unsafe")
+    _store(out, (output, h_n, work))
+
+
+def nn_gru_layer_backward(grad_output, grad_hn, h0, w_hh, output, workspace, batch_sizes, reverse, out):
+    dt = _work_dtype(h0)
+    w = _arr(w_hh, dt)
+    hs, work, h_init = _arr(output, dt), _arr(workspace, dt), _arr(h0, dt)
+    gout = _arr(grad_output, dt)
+    gx, gh0, gw, gb = (_target(o, dt) for o in out)
+    batch, hidden = h_init.shape
+    dh = np.array(grad_hn, dtype=dt) if grad_hn is not None else np.zeros((batch, hidden), dt)
+    offsets = _offsets(batch_sizes)
+    steps = len(batch_sizes)
+    n = hs.shape[0]
+    h_before = np.empty((n, hidden), dtype=dt)
+    dhg_all = np.empty((n, 3 * hidden), dtype=dt)
+    dhx = np.empty((batch, hidden), dtype=dt)
+    for t in reversed(_steps(batch_sizes, reverse)):
+        bs, off = batch_sizes[t], offsets[t]
+        if bs == 0:
+            continue
+        dht = dh[:bs]
+        if gout is not None:
+            dht += gout[off:off + bs]
+        prev = t + 1 if reverse else t - 1
+        if 0 <= prev < steps:
+            pbs = min(batch_sizes[prev], bs)
+            h_before[off:off + pbs] = hs[offsets[prev]:offsets[prev] + pbs]
+            h_before[off + pbs:off + bs] = h_init[pbs:bs]
+        else:
+            h_before[off:off + bs] = h_init[:bs]
+        dhg = dhg_all[off:off + bs]
+        _C.nn_gru_cell_backward(np.ascontiguousarray(dht), h_before[off:off + bs], work[off:off + bs],
+                                gx[off:off + bs], dhg, dhx[:bs], bs, hidden)
+        np.matmul(dhg, w, out=dh[:bs])
+        dh[:bs] += dhx[:bs]
+    np.matmul(dhg_all.T, h_before, out=gw)
+    np.sum(dhg_all, axis=0, out=gb)
+    np.copyto(gh0, dh, casting="unsafe")
+    _store(out, (gx, gh0, gw, gb))
+
+
 KERNELS: dict[str, Callable[..., Any]] = (
     {"nn_lstm_cell": nn_lstm_cell, "nn_lstm_cell_backward": nn_lstm_cell_backward,
      "nn_gru_cell": nn_gru_cell, "nn_gru_cell_backward": nn_gru_cell_backward,
-     "nn_lstm_layer": nn_lstm_layer, "nn_lstm_layer_backward": nn_lstm_layer_backward}
+     "nn_lstm_layer": nn_lstm_layer, "nn_lstm_layer_backward": nn_lstm_layer_backward,
+     "nn_gru_layer": nn_gru_layer, "nn_gru_layer_backward": nn_gru_layer_backward}
     if hasattr(_C, "nn_lstm_cell") else {}  # an extension built before these kernels existed
 )

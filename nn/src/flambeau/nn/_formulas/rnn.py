@@ -79,10 +79,34 @@ def _lstm_layer(ctx: Any, grads: list) -> tuple:
             gw if ctx.needs(3) else None, None, None)
 
 
+def _gru_layer(ctx: Any, grads: list) -> tuple:
+    xproj, h0, w_hh, b_hh, batch_sizes, reverse = ctx.args
+    g_out, g_h = grads[0], grads[1]
+    if g_out is None and g_h is None:
+        return (None,) * 6
+    if fb.is_grad_enabled():  # create_graph: as _lstm_layer
+        with fb.enable_grad():
+            outs = M.gru_layer(xproj, h0, w_hh, b_hh, batch_sizes, reverse)[:2]
+            pairs = [(o, g) for o, g in zip(outs, (g_out, g_h)) if g is not None]
+            inputs = [xproj, h0, w_hh, b_hh]
+            wanted = [i for i, x in enumerate(inputs) if x is not None and ctx.needs(i)]
+            got = fb.autograd.grad([o for o, _ in pairs], [inputs[i] for i in wanted], [g for _, g in pairs],
+                                   create_graph=True, allow_unused=True)
+        result: list = [None] * 6
+        for i, g in zip(wanted, got):
+            result[i] = g
+        return tuple(result)
+    output, _, work = ctx.result
+    gx, gh, gw, gb = _op("nn_gru_layer_backward")(g_out, g_h, h0, w_hh, output, work, batch_sizes, reverse)
+    return (gx if ctx.needs(0) else None, gh if ctx.needs(1) else None, gw if ctx.needs(2) else None,
+            gb if ctx.needs(3) else None, None, None)
+
+
 def formulas() -> dict[str, Any]:
     return {
         "nn_lstm_cell": Formula(_lstm_cell, save=("gates", "cx"), result=True, nondiff_outputs=(2,)),
         "nn_gru_cell": Formula(_gru_cell, save=("igates", "hgates", "hx"), result=True, nondiff_outputs=(1,)),
         "nn_lstm_layer": Formula(_lstm_layer, save=("xproj", "h0", "c0", "w_hh"), result=True,
                                  nondiff_outputs=(3, 4)),
+        "nn_gru_layer": Formula(_gru_layer, save=("xproj", "h0", "w_hh", "b_hh"), result=True, nondiff_outputs=(2,)),
     }

@@ -143,3 +143,49 @@ def lstm_layer_backward(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, wor
         dc = dcp if rest == 0 else fb.cat([dcp, dc[bs:]], 0)
     gx = fb.cat(grads, 0) if grads else workspace.new_zeros((0, workspace.shape[1]))
     return gx, dh, dc, gw
+
+
+# -- a whole GRU layer in one direction -------------------------------------------------------------------
+
+def gru_layer(xproj: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor | None, batch_sizes, reverse: bool = False):
+    """``(output, h_n, workspace)`` of one GRU layer over packed rows; ``xproj`` ``(N, 3H)`` the input's
+    projection with ``b_ih`` (``b_hh`` stays with the hidden projection, which ``r`` multiplies)."""
+    offsets = _offsets(batch_sizes)
+    batch = h0.shape[0]
+    w_t = w_hh.t()
+    h = h0
+    outs: list = [None] * len(batch_sizes)
+    works: list = [None] * len(batch_sizes)
+    for t in _order(batch_sizes, reverse):
+        bs = batch_sizes[t]
+        hs = h if bs == batch else h[:bs]
+        hg = fb.addmm(b_hh, hs, w_t) if b_hh is not None else hs.matmul(w_t)
+        hy, work = gru_cell(xproj.narrow(0, offsets[t], bs), hg, hs)
+        outs[t], works[t] = hy, work
+        h = hy if bs == batch else fb.cat([hy, h[bs:]], 0)
+    if not outs:
+        return xproj.new_zeros((0, h0.shape[1])), h, xproj.new_zeros((0, 4 * h0.shape[1]))
+    return fb.cat(outs, 0), h, fb.cat(works, 0)
+
+
+def gru_layer_backward(grad_output, grad_hn, h0, w_hh, output, workspace, batch_sizes, reverse: bool = False):
+    """``(grad_xproj, grad_h0, grad_w_hh, grad_b_hh)`` of :func:`gru_layer`."""
+    offsets = _offsets(batch_sizes)
+    dh = grad_hn if grad_hn is not None else fb.zeros_like(h0)
+    gx: list = [None] * len(batch_sizes)
+    gh: list = [None] * len(batch_sizes)
+    prevs: list = [None] * len(batch_sizes)
+    for t in reversed(list(_order(batch_sizes, reverse))):
+        bs, off = batch_sizes[t], offsets[t]
+        dht = dh[:bs]
+        if grad_output is not None:
+            dht = dht + grad_output.narrow(0, off, bs)
+        h_prev = _previous(t, bs, batch_sizes, offsets, output, h0, reverse)
+        di, dhg, dhx = gru_cell_backward(dht, h_prev, workspace.narrow(0, off, bs))
+        gx[t], gh[t], prevs[t] = di, dhg, h_prev
+        dhp = dhg.matmul(w_hh) + dhx
+        dh = dhp if bs == h0.shape[0] else fb.cat([dhp, dh[bs:]], 0)
+    if not gx:
+        return workspace.new_zeros((0, 3 * h0.shape[1])), dh, fb.zeros_like(w_hh), w_hh.new_zeros((w_hh.shape[0],))
+    hg = fb.cat(gh, 0)
+    return fb.cat(gx, 0), dh, hg.t().matmul(fb.cat(prevs, 0)), hg.sum(0)

@@ -128,6 +128,38 @@ def _lstm_layer_backward_meta(grad_output, grad_hn, grad_cn, h0, c0, w_hh, outpu
     return [((n, 4 * h), dt), ((b, h), dt), ((b, h), dt), ((4 * h, h), dt)]
 
 
+def _gru_layer_meta(xproj, h0, w_hh, b_hh, batch_sizes, reverse=False):
+    op = "nn_gru_layer"
+    _check_float(op, xproj, h0, w_hh, b_hh)
+    if h0.dim() != 2 or xproj.dim() != 2:
+        raise RuntimeError(f"{op}: expected 2-D xproj and h0, but got sizes {fmt_shape(xproj.shape)} and "
+                           f"{fmt_shape(h0.shape)}")
+    b, h = h0.shape
+    _check_shape(op, "w_hh", w_hh, (3 * h, h))
+    _check_shape(op, "b_hh", b_hh, (3 * h,))
+    if xproj.shape[1] != 3 * h:
+        raise RuntimeError(f"{op}: expected xproj of size [*, {3 * h}], but got {fmt_shape(xproj.shape)}")
+    n = xproj.shape[0]
+    _check_batch_sizes(op, batch_sizes, n, b)
+    dt = xproj.dtype
+    return [((n, h), dt), ((b, h), dt), ((n, 4 * h), dt)]
+
+
+def _gru_layer_backward_meta(grad_output, grad_hn, h0, w_hh, output, workspace, batch_sizes, reverse=False):
+    op = "nn_gru_layer_backward"
+    _check_float(op, h0, grad_output, grad_hn, w_hh, output, workspace)
+    if h0.dim() != 2 or output.dim() != 2:
+        raise RuntimeError(f"{op}: expected 2-D states")
+    b, h = h0.shape
+    n = output.shape[0]
+    for name, t, shape in (("grad_output", grad_output, (n, h)), ("grad_hn", grad_hn, (b, h)),
+                           ("w_hh", w_hh, (3 * h, h)), ("workspace", workspace, (n, 4 * h))):
+        _check_shape(op, name, t, shape)
+    _check_batch_sizes(op, batch_sizes, n, b)
+    dt = h0.dtype
+    return [((n, 3 * h), dt), ((b, h), dt), ((3 * h, h), dt), ((3 * h,), dt)]
+
+
 def declarations() -> list[OpDecl]:
     common = dict(method=False, export=False)
     return [
@@ -160,4 +192,14 @@ def declarations() -> list[OpDecl]:
                "reverse=False)", _lstm_layer_backward_meta, composite=M.lstm_layer_backward,
                output_names=("grad_xproj", "grad_h0", "grad_c0", "grad_w_hh"), differentiable=False,
                doc="The gradients of ``nn_lstm_layer``'s projection, initial states and hidden weight.", **common),
+        OpDecl("nn_gru_layer", "(xproj: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor?, batch_sizes, reverse=False)",
+               _gru_layer_meta, composite=M.gru_layer, output_names=("output", "h_n", "workspace"),
+               doc="One GRU layer in one direction over packed rows: ``xproj`` ``(N, 3H)`` the input's projection "
+                   "with ``b_ih``. Returns the output ``(N, H)``, the final state and the cells' workspaces.",
+               **common),
+        OpDecl("nn_gru_layer_backward", "(grad_output: Tensor?, grad_hn: Tensor?, h0: Tensor, w_hh: Tensor, "
+               "output: Tensor, workspace: Tensor, batch_sizes, reverse=False)", _gru_layer_backward_meta,
+               composite=M.gru_layer_backward, output_names=("grad_xproj", "grad_h0", "grad_w_hh", "grad_b_hh"),
+               differentiable=False,
+               doc="The gradients of ``nn_gru_layer``'s projection, initial state, hidden weight and bias.", **common),
     ]

@@ -6,8 +6,9 @@ empty); the modules call :func:`run_layers` and the ``*_cell`` functions here.
 Every layer works on packed rows: a padded batch ``(T, B, *)`` is the packed batch whose
 ``batch_sizes`` are all ``B``. For each layer and direction the input's projection for every time
 step is one matrix product; then each step adds the hidden state's projection (``addmm``) and runs
-one fused cell op (``nn_lstm_cell``, ``nn_gru_cell``) or the RNN's nonlinearity; an LSTM layer without
-projection is one op, ``nn_lstm_layer``, whose kernel loops over the steps without recording any. At step ``t`` only
+one fused cell op (``nn_lstm_cell``) or the RNN's nonlinearity; a GRU layer and an LSTM layer without
+projection are one op each (``nn_gru_layer``, ``nn_lstm_layer``), whose kernels loop over the steps
+without recording any. At step ``t`` only
 the first ``batch_sizes[t]`` sequences advance; the others keep their state, which is how a packed
 batch's sequences each end with their own final state. The reverse direction walks the steps from
 the last, each sequence starting from the initial state at its own last step.
@@ -27,6 +28,7 @@ __all__: list[str] = []
 _lstm_cell = LazyOp("nn_lstm_cell")
 _gru_cell = LazyOp("nn_gru_cell")
 _lstm_layer = LazyOp("nn_lstm_layer")
+_gru_layer = LazyOp("nn_gru_layer")
 
 
 def _affine(x: Tensor, weight_t: Tensor, bias: Tensor | None) -> Tensor:
@@ -42,10 +44,10 @@ def _direction(mode: str, x: Tensor, sizes: Sequence[int], h0: Tensor, c0: Tenso
     w_hr = weights[-1] if proj else None
     if mode == "GRU":
         xproj = _affine(x, w_ih.t(), b_ih)
-        hh_bias = b_hh
+        out, h, _ = _gru_layer(xproj, h0, w_hh, b_hh, tuple(sizes), reverse)
+        return out, h, None
     else:  # LSTM and RNN: both biases go into the input projection, once for every step
         xproj = _affine(x, w_ih.t(), b_ih + b_hh if has_bias else None)
-        hh_bias = None
     if mode == "LSTM" and w_hr is None:
         # the whole layer is one op: one autograd node, its steps looped inside the kernel
         out, h, c, _, _ = _lstm_layer(xproj, h0, c0, w_hh, tuple(sizes), reverse)
@@ -66,8 +68,6 @@ def _direction(mode: str, x: Tensor, sizes: Sequence[int], h0: Tensor, c0: Tenso
             if w_hr_t is not None:
                 hy = hy.matmul(w_hr_t)
             c = cy if bs == batch else fb.cat([cy, c[bs:]], 0)
-        elif mode == "GRU":
-            hy, _ = _gru_cell(steps[t], _affine(hs, w_hh_t, hh_bias), hs)
         else:
             pre = fb.addmm(steps[t], hs, w_hh_t)
             hy = pre.tanh() if mode == "RNN_TANH" else pre.relu()
