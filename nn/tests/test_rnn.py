@@ -748,3 +748,19 @@ def test_pack_pad_round_trip(lengths, feat, batch_first):
     again, lens = pad_packed_sequence(repacked, batch_first=batch_first)
     assert lens.tolist() == lengths
     assert again.tolist() == padded.tolist()
+
+
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU])
+@pytest.mark.parametrize("dtype", [fb.float16, fb.bfloat16])
+def test_layer_half_precision(cls, dtype):
+    # the layer kernels compute half inputs in float32 working arrays and store back
+    m = make(cls, 3, 4, bidirectional=True, dtype=dtype)
+    x = RNG.standard_normal((5, 2, 3))
+    xh = t(x, dtype).requires_grad_()
+    out, _ = m(xh)
+    assert out.dtype == dtype
+    ref_m = make(cls, 3, 4, bidirectional=True)
+    ref_m.load_state_dict({k: v.double() for k, v in m.state_dict().items()})
+    np.testing.assert_allclose(npy(out.float()), ref_layers(ref_m, npy(xh.float()))[0], atol=5e-2)
+    out.float().sum().backward()
+    assert xh.grad.dtype == dtype and np.isfinite(npy(xh.grad.float())).all()
