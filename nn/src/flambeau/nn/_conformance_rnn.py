@@ -1,8 +1,177 @@
-"""Conformance cases of flambeau-nn's recurrent layers (RNN, LSTM, GRU and their cells) ops."""
+"""Conformance cases of flambeau-nn's recurrent cell ops (``nn_lstm_cell``, ``nn_gru_cell`` and their
+backward ops): the cell equations written out in numpy, PyTorch's gate orders."""
 from __future__ import annotations
 
-from flambeau.testing import OpCase
+import numpy as np
+
+from flambeau.testing import Arg, ErrorCase, OpCase, Sample
+
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+_LOOSE = {"float16": (2e-2, 2e-2), "bfloat16": (1e-1, 1e-1), "float32": (1e-5, 1e-5)}
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _chunks(a, n):
+    h = a.shape[-1] // n
+    return [a[..., k * h:(k + 1) * h] for k in range(n)]
+
+
+# -- LSTM -------------------------------------------------------------------------------------------------
+
+def _lstm_ref(gates, cx):
+    i, f, g, o = _chunks(gates, 4)
+    i, f, g, o = _sigmoid(i), _sigmoid(f), np.tanh(g), _sigmoid(o)
+    cy = f * cx + i * g
+    return o * np.tanh(cy), cy, np.concatenate([i, f, g, o], -1)
+
+
+def _lstm_samples(dtype):
+    return [
+        Sample((Arg((3, 8), dtype), Arg((3, 2), dtype))),
+        Sample((Arg((5, 20), dtype, "transposed"), Arg((5, 5), dtype, "transposed")), note="strided"),
+        Sample((Arg((1, 4), dtype, low=-30, high=30), Arg((1, 1), dtype)), note="saturated gates"),
+        Sample((Arg((0, 12), dtype), Arg((0, 3), dtype)), note="empty batch"),
+    ]
+
+
+def _lstm_errors():
+    yield ErrorCase((Arg((3, 7), "float32"), Arg((3, 2), "float32")), RuntimeError,
+                    "nn_lstm_cell: expected gates of size [3, 8], but got [3, 7]")
+    yield ErrorCase((Arg((3, 8), "int64"), Arg((3, 2), "int64")), RuntimeError, "not implemented for 'Long'")
+    yield ErrorCase((Arg((3, 8), "float32"), Arg((3, 2), "float64")), RuntimeError,
+                    "expected all tensors to have dtype Float, but got Double")
+    yield ErrorCase((Arg((8,), "float32"), Arg((2,), "float32")), RuntimeError, "expected 2-D gates and state")
+
+
+def _lstm_backward_samples(dtype):
+    out = []
+    for b, h, which in ((3, 2, "both"), (4, 5, "hy"), (2, 3, "cy")):
+        ghy = Arg((b, h), dtype) if which != "cy" else None
+        gcy = Arg((b, h), dtype) if which != "hy" else None
+        work = Arg((b, 4 * h), dtype, low=0.05, high=0.95)  # activated gates: sigmoids (and tanh) in range
+        out.append(Sample((ghy, gcy, Arg((b, h), dtype), Arg((b, h), dtype, low=-2, high=2), work), note=which))
+    return out
+
+
+def _lstm_backward_ref(ghy, gcy, cx, cy, work):
+    i, f, g, o = _chunks(work, 4)
+    tc = np.tanh(cy)
+    gh = ghy if ghy is not None else np.zeros_like(cy)
+    gc = gh * o * (1 - tc * tc) + (gcy if gcy is not None else 0)
+    grads = [gc * g * i * (1 - i), gc * cx * f * (1 - f), gc * i * (1 - g * g), gh * tc * o * (1 - o)]
+    return np.concatenate(grads, -1), gc * f
+
+
+# -- GRU --------------------------------------------------------------------------------------------------
+
+def _gru_ref(ig, hg, hx):
+    ir, iz, in_ = _chunks(ig, 3)
+    hr, hz, hn = _chunks(hg, 3)
+    r, z = _sigmoid(ir + hr), _sigmoid(iz + hz)
+    n = np.tanh(in_ + r * hn)
+    return (1 - z) * n + z * hx, np.concatenate([r, z, n, hn], -1)
+
+
+def _gru_samples(dtype):
+    return [
+        Sample((Arg((3, 6), dtype), Arg((3, 6), dtype), Arg((3, 2), dtype))),
+        Sample((Arg((4, 9), dtype, "transposed"), Arg((4, 9), dtype), Arg((4, 3), dtype, "transposed")),
+               note="strided"),
+        Sample((Arg((0, 3), dtype), Arg((0, 3), dtype), Arg((0, 1), dtype)), note="empty batch"),
+    ]
+
+
+def _gru_errors():
+    yield ErrorCase((Arg((3, 6), "float32"), Arg((2, 6), "float32"), Arg((3, 2), "float32")), RuntimeError,
+                    "nn_gru_cell: expected hgates of size [3, 6], but got [2, 6]")
+    yield ErrorCase((Arg((3, 5), "float32"), Arg((3, 6), "float32"), Arg((3, 2), "float32")), RuntimeError,
+                    "nn_gru_cell: expected gates of size [3, 6], but got [3, 5]")
+
+
+def _gru_backward_samples(dtype):
+    return [Sample((Arg((b, h), dtype), Arg((b, h), dtype), Arg((b, 4 * h), dtype, low=0.05, high=0.95)))
+            for b, h in ((3, 2), (5, 7))]
+
+
+def _gru_backward_ref(g, hx, work):
+    r, z, n, hn = _chunks(work, 4)
+    dn = g * (1 - z) * (1 - n * n)
+    dz = g * (hx - n) * z * (1 - z)
+    dr = dn * hn * r * (1 - r)
+    return np.concatenate([dr, dz, dn], -1), np.concatenate([dr, dz, dn * r], -1), g * z
+
+
+# -- a whole LSTM layer -----------------------------------------------------------------------------------
+
+def _lstm_layer_ref(xproj, h0, c0, w_hh, batch_sizes, reverse=False):
+    offsets = np.cumsum((0,) + tuple(batch_sizes))[:-1]
+    h, c = h0.copy(), c0.copy()
+    hidden = h0.shape[1]
+    n = xproj.shape[0]
+    out, work, cells = np.zeros((n, hidden)), np.zeros((n, 4 * hidden)), np.zeros((n, hidden))
+    steps = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
+    for t in steps:
+        bs, off = batch_sizes[t], offsets[t]
+        hy, cy, wk = _lstm_ref(xproj[off:off + bs] + h[:bs] @ w_hh.T, c[:bs])
+        out[off:off + bs], cells[off:off + bs], work[off:off + bs] = hy, cy, wk
+        h[:bs], c[:bs] = hy, cy
+    return out, h, c, work, cells
+
+
+def _lstm_layer_samples(dtype):
+    return [
+        Sample((Arg((6, 8), dtype), Arg((2, 2), dtype), Arg((2, 2), dtype), Arg((8, 2), dtype, low=-1, high=1),
+                (2, 2, 2), False)),
+        Sample((Arg((5, 12), dtype), Arg((3, 3), dtype), Arg((3, 3), dtype), Arg((12, 3), dtype, "transposed",
+                                                                               low=-1, high=1), (3, 1, 1), True),
+               note="packed, reverse"),
+    ]
+
+
+def _lstm_layer_errors():
+    x, h, w = Arg((5, 8), "float32"), Arg((2, 2), "float32"), Arg((8, 2), "float32")
+    yield ErrorCase((x, h, h, w, (2, 2), False), RuntimeError, "batch_sizes sum to 4, but the input has 5 rows")
+    yield ErrorCase((x, h, h, w, (1, 2, 2), False), RuntimeError, "must be non-negative and non-increasing")
+
+
+def _gru_layer_ref(xproj, h0, w_hh, b_hh, batch_sizes, reverse=False):
+    offsets = np.cumsum((0,) + tuple(batch_sizes))[:-1]
+    h = h0.copy()
+    hidden = h0.shape[1]
+    n = xproj.shape[0]
+    out, work = np.zeros((n, hidden)), np.zeros((n, 4 * hidden))
+    steps = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
+    for t in steps:
+        bs, off = batch_sizes[t], offsets[t]
+        hg = h[:bs] @ w_hh.T + (b_hh if b_hh is not None else 0)
+        hy, wk = _gru_ref(xproj[off:off + bs], hg, h[:bs])
+        out[off:off + bs], work[off:off + bs] = hy, wk
+        h[:bs] = hy
+    return out, h, work
+
+
+def _gru_layer_samples(dtype):
+    return [
+        Sample((Arg((6, 6), dtype), Arg((2, 2), dtype), Arg((6, 2), dtype, low=-1, high=1), Arg((6,), dtype),
+                (2, 2, 2), False)),
+        Sample((Arg((5, 9), dtype), Arg((3, 3), dtype), Arg((9, 3), dtype, "transposed", low=-1, high=1), None,
+                (3, 1, 1), True), note="packed, reverse, no bias"),
+    ]
 
 
 def cases() -> list[OpCase]:
-    return []
+    def same(count):
+        return lambda s: (next(a for a in s.args if a is not None).dtype,) * count
+    return [
+        OpCase("nn_lstm_cell", _FLOATS, _lstm_samples, _lstm_ref, same(3), errors=_lstm_errors, tolerances=_LOOSE),
+        OpCase("nn_lstm_cell_backward", _FLOATS, _lstm_backward_samples, _lstm_backward_ref, same(2),
+               tolerances=_LOOSE),
+        OpCase("nn_gru_cell", _FLOATS, _gru_samples, _gru_ref, same(2), errors=_gru_errors, tolerances=_LOOSE),
+        OpCase("nn_gru_cell_backward", _FLOATS, _gru_backward_samples, _gru_backward_ref, same(3), tolerances=_LOOSE),
+        OpCase("nn_lstm_layer", ("float32", "float64"), _lstm_layer_samples, _lstm_layer_ref, same(5),
+               errors=_lstm_layer_errors, tolerances=_LOOSE),
+        OpCase("nn_gru_layer", ("float32", "float64"), _gru_layer_samples, _gru_layer_ref, same(3), tolerances=_LOOSE),
+    ]
