@@ -224,3 +224,15 @@ def test_pad_empty_batch_and_empty_dims():
             F.pad(t(np.zeros((0, 3))), (1, 1), mode)
         with pytest.raises(RuntimeError, match=r"non-zero dimensions for input, but got: \[2, 0, 3\]"):
             F.pad(t(np.zeros((2, 0, 3))), (1, 1), mode)
+
+
+def test_pad_and_nearest_take_unpickled_arrays():
+    # an unpickled array carries an equal but distinct dtype instance; the kernels compare dtypes by value
+    import pickle
+
+    for dtype in (np.float64, np.float32, np.int64, np.uint8):
+        x = pickle.loads(pickle.dumps(RNG.integers(0, 9, (1, 2, 3, 4)).astype(dtype)))
+        tx = fb.from_numpy(x)
+        np.testing.assert_array_equal(F.pad(tx, (1, 2, 2, 1), "reflect").numpy(), np_pad(x, (1, 2, 2, 1), "reflect"))
+        np.testing.assert_array_equal(F.interpolate(tx, size=(5, 7)).numpy(),
+                                      x[:, :, [0, 0, 1, 1, 2][:5]][..., [0, 0, 1, 1, 2, 2, 3]])

@@ -99,7 +99,10 @@ void nn_index_gather(const py::array& x, const py::array& out, index_t planes, s
   const char* op = "nn_index_gather";
   if (planes < 0) throw py::value_error("nn_index_gather: bad sizes");
   const Maps m = read_maps(op, in_sizes, maps);
-  if (!x.dtype().is(out.dtype())) throw py::type_error("nn_index_gather: input and output dtypes differ");
+  // compared by kind and size, not identity: an unpickled array carries its own dtype instance
+  if (x.itemsize() != out.itemsize() || x.dtype().kind() != out.dtype().kind()) {
+    throw py::type_error("nn_index_gather: input and output dtypes differ");
+  }
   const index_t rows = planes * m.out[0] * m.out[1];
   const void* px = checked(op, x, "input", planes * m.in[0] * m.in[1] * m.in[2], false);
   void* py_ = checked(op, out, "output", rows * m.out[2], true);

@@ -227,16 +227,20 @@ template <class T>
 FLAMBEAU_CLONES void grid_sample_batches(const T* x, const T* grid, T* out, const GridPlan& p, index_t begin,
                                          index_t end) {
   const index_t plane = p.h * p.w, opix = p.ho * p.wo;
+  // Per output point: its 4 corners' offsets and weights (an out-of-bounds corner reads offset 0 with
+  // weight 0), computed once and then applied channel by channel over contiguous output rows.
+  std::vector<index_t> at(static_cast<std::size_t>(opix * 4));
+  std::vector<T> wt(static_cast<std::size_t>(opix * 4));
+  std::vector<unsigned char> nan_point(static_cast<std::size_t>(opix));
   for (index_t b = begin; b < end; ++b) {
-    const T* xb = x + b * p.c * plane;
-    T* ob = out + b * p.c * opix;
     for (index_t q = 0; q < opix; ++q) {
       const T* g = grid + (b * opix + q) * 2;
       double gx, gy;
       const double ix = source_coordinate(g[0], p.w, p.padding, p.align_corners, gx);
       const double iy = source_coordinate(g[1], p.h, p.padding, p.align_corners, gy);
-      if (!std::isfinite(ix) || !std::isfinite(iy)) {
-        for (index_t ch = 0; ch < p.c; ++ch) ob[ch * opix + q] = std::numeric_limits<T>::quiet_NaN();
+      nan_point[q] = !std::isfinite(ix) || !std::isfinite(iy);
+      if (nan_point[q]) {
+        for (int k = 0; k < 4; ++k) at[q * 4 + k] = 0, wt[q * 4 + k] = 0;
         continue;
       }
       const double fx = std::floor(ix), fy = std::floor(iy);
@@ -244,12 +248,20 @@ FLAMBEAU_CLONES void grid_sample_batches(const T* x, const T* grid, T* out, cons
       const double tx = ix - fx, ty = iy - fy;
       const double wts[4] = {(1 - tx) * (1 - ty), tx * (1 - ty), (1 - tx) * ty, tx * ty};
       const index_t xs[4] = {x0, x0 + 1, x0, x0 + 1}, ys[4] = {y0, y0, y0 + 1, y0 + 1};
-      for (index_t ch = 0; ch < p.c; ++ch) ob[ch * opix + q] = 0;
       for (int k = 0; k < 4; ++k) {
-        if (xs[k] < 0 || xs[k] >= p.w || ys[k] < 0 || ys[k] >= p.h) continue;
-        const index_t at = ys[k] * p.w + xs[k];
-        const T wk = static_cast<T>(wts[k]);
-        for (index_t ch = 0; ch < p.c; ++ch) ob[ch * opix + q] += wk * xb[ch * plane + at];
+        const bool inside = xs[k] >= 0 && xs[k] < p.w && ys[k] >= 0 && ys[k] < p.h;
+        at[q * 4 + k] = inside ? ys[k] * p.w + xs[k] : 0;
+        wt[q * 4 + k] = inside ? static_cast<T>(wts[k]) : T(0);
+      }
+    }
+    for (index_t ch = 0; ch < p.c; ++ch) {
+      const T* xc = x + (b * p.c + ch) * plane;
+      T* oc = out + (b * p.c + ch) * opix;
+      for (index_t q = 0; q < opix; ++q) {
+        const index_t* a = at.data() + q * 4;
+        const T* w = wt.data() + q * 4;
+        oc[q] = nan_point[q] ? std::numeric_limits<T>::quiet_NaN()
+                             : w[0] * xc[a[0]] + w[1] * xc[a[1]] + w[2] * xc[a[2]] + w[3] * xc[a[3]];
       }
     }
   }

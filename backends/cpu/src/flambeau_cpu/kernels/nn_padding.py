@@ -62,7 +62,8 @@ def gather(input: np.ndarray, out: np.ndarray, planes: int, sizes: list[int], ma
     if out.size == 0:
         return
     x = np.ascontiguousarray(input)
-    if _HAVE_C and x.dtype.byteorder in "=|" and x.dtype.kind in "biufc":
+    if _HAVE_C and x.dtype == out.dtype and x.dtype.byteorder in "=|" and x.dtype.kind in "biufc":
+        x = x.view(out.dtype)  # out's dtype instance: an unpickled array may carry an equal but distinct one
         work = out if out.flags.c_contiguous and out.flags.aligned and out.flags.writeable else np.empty_like(out)
         _C.nn_index_gather(x, work, planes, sizes, maps)
         if work is not out:

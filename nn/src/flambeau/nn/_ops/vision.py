@@ -147,7 +147,7 @@ def check_taps(op: str, input_shape: Sequence[int], index: Tensor, weight: Tenso
     if any(m < 0 or c < 1 for m, c in layout):
         raise RuntimeError(f"{op}: invalid taps {layout}")
     total = sum(m * c for m, c in layout)
-    if index.dtype.is_floating_point or index.dtype.is_complex or str(index.dtype) != "flambeau.int64":
+    if index.dtype != fb.int64:
         raise RuntimeError(f"{op}: expected index of dtype int64, got {index.dtype}")
     if not weight.dtype.is_floating_point:
         raise RuntimeError(f"{op}: expected a floating point weight, got {weight.dtype}")
