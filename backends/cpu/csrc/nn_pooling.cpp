@@ -336,14 +336,26 @@ FLAMBEAU_CLONES void avg_pool_plane(const T* x, T* y, const Geometry& g, const W
       return;
     }
     T sum = 0;
-    for (index_t id = a.lo; id < a.hi; ++id)
-      for (index_t ih = b.lo; ih < b.hi; ++ih) {
-        const T* row = x + (id * H + ih) * W;
-        // Independent partial sums (vectorised): one chain of dependent adds would bound a
-        // global pool by the adder's latency.
+    if (c.lo == 0 && c.hi == W) {
+      // Whole rows: each slice of the window is one contiguous run (the whole plane for a global
+      // pool), summed in independent vector lanes rather than one chain of dependent adds.
+      const index_t n = (b.hi - b.lo) * W;
+      for (index_t id = a.lo; id < a.hi; ++id) {
+        const T* run = x + (id * H + b.lo) * W;
+        if (n < 32) {  // too short to pay for the vector loop's set-up
+          for (index_t i = 0; i < n; ++i) sum += run[i];
+          continue;
+        }
 #pragma omp simd reduction(+ : sum)
-        for (index_t iw = c.lo; iw < c.hi; ++iw) sum += row[iw];
+        for (index_t i = 0; i < n; ++i) sum += run[i];
       }
+    } else {
+      for (index_t id = a.lo; id < a.hi; ++id)
+        for (index_t ih = b.lo; ih < b.hi; ++ih) {
+          const T* row = x + (id * H + ih) * W;
+          for (index_t iw = c.lo; iw < c.hi; ++iw) sum += row[iw];
+        }
+    }
     y[o] = sum / static_cast<T>(div);
   });
 }
@@ -356,10 +368,18 @@ FLAMBEAU_CLONES void avg_pool_backward_plane(const T* go, T* gi, const Geometry&
   each_window(g, w, cip, divisor, [&](index_t o, const Span& a, const Span& b, const Span& c, index_t div) {
     if (div == 0) return;
     const T v = go[o] / static_cast<T>(div);
+    if (c.lo == 0 && c.hi == W) {  // whole rows: one contiguous run per slice
+      const index_t n = (b.hi - b.lo) * W;
+      for (index_t id = a.lo; id < a.hi; ++id) {
+        T* run = gi + (id * H + b.lo) * W;
+#pragma omp simd
+        for (index_t i = 0; i < n; ++i) run[i] += v;
+      }
+      return;
+    }
     for (index_t id = a.lo; id < a.hi; ++id)
       for (index_t ih = b.lo; ih < b.hi; ++ih) {
         T* row = gi + (id * H + ih) * W;
-#pragma omp simd
         for (index_t iw = c.lo; iw < c.hi; ++iw) row[iw] += v;
       }
   });
