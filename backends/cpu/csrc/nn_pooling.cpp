@@ -410,12 +410,37 @@ void avg_common(const char* op, bool backward, const py::object& src, const py::
   const index_t ip = g.in_plane(), opl = g.out_plane();
   const void* ps = pointer(op, src, backward ? "grad_out" : "input", dt, planes * (backward ? opl : ip), false);
   void* pd = pointer(op, dst, backward ? "grad_input" : "output", dt, planes * (backward ? ip : opl), true);
+  // A global pool (one window covering each plane, divisor its size): no window bookkeeping per
+  // plane, which dominates for many small planes (ResNet's head: 4096 planes of 2x2).
+  bool global = opl == 1 && divisor_override == 0 && ip > 0;
+  for (int i = 0; i < 3 && global; ++i) {
+    const Span& sp = w.dim[i][0];
+    global = sp.lo == 0 && sp.hi == g.in[i] && sp.padded == g.in[i];
+  }
   py::gil_scoped_release nogil;
   dispatch(dt, [&](auto tag) {
     using T = decltype(tag);
     const T* s = static_cast<const T*>(ps);
     T* d = static_cast<T*>(pd);
     over_planes(planes, ip + opl, [&](index_t begin, index_t end) {
+      if (global) {
+        for (index_t q = begin; q < end; ++q) {
+          if (backward) {
+            std::fill(d + q * ip, d + (q + 1) * ip, s[q] / static_cast<T>(ip));
+            continue;
+          }
+          const T* run = s + q * ip;
+          T sum = 0;
+          if (ip < 32) {
+            for (index_t i = 0; i < ip; ++i) sum += run[i];
+          } else {
+#pragma omp simd reduction(+ : sum)
+            for (index_t i = 0; i < ip; ++i) sum += run[i];
+          }
+          d[q] = sum / static_cast<T>(ip);
+        }
+        return;
+      }
       for (index_t q = begin; q < end; ++q) {
         if (backward)
           avg_pool_backward_plane(s + q * opl, d + q * ip, g, w, count_include_pad, divisor_override);
