@@ -189,6 +189,7 @@ AVG_CASES = [
     ((1, 2, 7, 6), (3, 3), (2, 2), (1, 1), True, True, None),
     ((1, 2, 7, 6), (3, 2), (2, 1), (1, 1), True, False, None),
     ((1, 2, 5, 5), (3, 3), (2, 2), (1, 0), False, True, 4),
+    ((1, 2, 4, 4), (2, 2), (2, 2), (0, 0), False, True, -3),  # PyTorch refuses only a zero divisor
     ((2, 2, 11), (4,), (3,), (2,), True, False, None),
     ((1, 2, 5, 4, 6), (2, 3, 2), (2, 1, 2), (1, 1, 0), True, True, None),
     ((1, 2, 4, 5, 3), (3, 2, 2), (1, 2, 2), (1, 0, 1), False, False, 2),

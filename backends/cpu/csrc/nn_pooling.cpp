@@ -406,13 +406,12 @@ void avg_common(const char* op, bool backward, const py::object& src, const py::
                 const Geometry& g, const Windows& w, bool count_include_pad, index_t divisor_override) {
   const DType dt = float_dtype(op, src);
   check_planes(op, planes);
-  if (divisor_override < 0) throw py::value_error(std::string(op) + ": divisor_override must be positive");
   const index_t ip = g.in_plane(), opl = g.out_plane();
   const void* ps = pointer(op, src, backward ? "grad_out" : "input", dt, planes * (backward ? opl : ip), false);
   void* pd = pointer(op, dst, backward ? "grad_input" : "output", dt, planes * (backward ? ip : opl), true);
   // A global pool (one window covering each plane, divisor its size): no window bookkeeping per
   // plane, which dominates for many small planes (ResNet's head: 4096 planes of 2x2).
-  bool global = opl == 1 && divisor_override == 0 && ip > 0;
+  bool global = opl == 1 && divisor_override == 0 && ip > 0;  // 0: no override (PyTorch refuses 0)
   for (int i = 0; i < 3 && global; ++i) {
     const Span& sp = w.dim[i][0];
     global = sp.lo == 0 && sp.hi == g.in[i] && sp.padded == g.in[i];
