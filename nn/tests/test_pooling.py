@@ -189,6 +189,7 @@ AVG_CASES = [
     ((1, 2, 7, 6), (3, 3), (2, 2), (1, 1), True, True, None),
     ((1, 2, 7, 6), (3, 2), (2, 1), (1, 1), True, False, None),
     ((1, 2, 5, 5), (3, 3), (2, 2), (1, 0), False, True, 4),
+    ((1, 2, 4, 4), (2, 2), (2, 2), (0, 0), False, True, -3),  # PyTorch refuses only a zero divisor
     ((2, 2, 11), (4,), (3,), (2,), True, False, None),
     ((1, 2, 5, 4, 6), (2, 3, 2), (2, 1, 2), (1, 1, 0), True, True, None),
     ((1, 2, 4, 5, 3), (3, 2, 2), (1, 2, 2), (1, 0, 1), False, False, 2),
@@ -460,3 +461,13 @@ def test_adaptive_pools_match_references(k, data):
     rv, ri = ref_adaptive_max_pool(x, out)
     np.testing.assert_array_equal(values.numpy(), rv)
     np.testing.assert_array_equal(indices.numpy(), ri)
+
+
+def test_scatter_kernels_check_indices():
+    # indices come from users too (max_unpool, the backward op called directly): never trusted
+    g = t(np.ones((1, 1, 2)))
+    backward = fb.ops.function("nn_max_pool_backward")
+    np.testing.assert_array_equal(backward(g, fb.tensor([[[1, 1]]]), (3,)).numpy(), [[[0, 2, 0]]])
+    for bad in (3, -1, 2 ** 40):
+        with pytest.raises(RuntimeError, match=f"Found an invalid max index: {bad}"):
+            backward(g, fb.tensor([[[0, bad]]]), (3,))

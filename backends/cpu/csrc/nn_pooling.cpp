@@ -262,31 +262,58 @@ std::pair<bool, std::int64_t> nn_max_unpool(const py::object& x, const py::objec
   return scatter_planes<false>("nn_max_unpool", x, ind, y, planes, in_plane, out_plane);
 }
 
-// -- average pooling ------------------------------------------------------------------------------
+// -- average and adaptive pooling -----------------------------------------------------------------
 
-// One dim of an average-pool window: [lo, hi) inside the input and the size of the window clamped
-// to the padded input.
+// One dim of a window: [lo, hi) inside the input, and its size within the padded input (the
+// divisor's factor with count_include_pad).
 struct Span {
   index_t lo, hi, padded;
 };
 
-inline Span avg_span(index_t o, index_t in, index_t k, index_t s, index_t p) {
-  const index_t start = o * s - p;
-  const index_t end = std::min(start + k, in + p);
-  return {std::max<index_t>(start, 0), std::min(end, in), end - start};
+// Every output's window along each dim, computed once per call rather than once per plane (the
+// adaptive bounds take integer divisions, which cost more than pooling a small plane).
+struct Windows {
+  std::vector<Span> dim[3];
+};
+
+Windows avg_windows(const Geometry& g) {
+  Windows w;
+  for (int d = 0; d < 3; ++d) {
+    w.dim[d].resize(static_cast<size_t>(g.out[d]));
+    for (index_t o = 0; o < g.out[d]; ++o) {
+      const index_t start = o * g.s[d] - g.p[d];
+      const index_t end = std::min(start + g.k[d], g.in[d] + g.p[d]);
+      w.dim[d][o] = {std::max<index_t>(start, 0), std::min(end, g.in[d]), end - start};
+    }
+  }
+  return w;
 }
 
-// Visits every output of a plane with its window: fn(o, span0, span1, span2, divisor); divisor 0
-// marks a window with no input element.
+// Output o of `out` covers [floor(o * in / out), ceil((o + 1) * in / out)).
+Windows adaptive_windows(const Geometry& g) {
+  Windows w;
+  for (int d = 0; d < 3; ++d) {
+    w.dim[d].resize(static_cast<size_t>(g.out[d]));
+    for (index_t o = 0; o < g.out[d]; ++o) {
+      const index_t lo = (o * g.in[d]) / g.out[d], hi = ((o + 1) * g.in[d] + g.out[d] - 1) / g.out[d];
+      w.dim[d][o] = {lo, hi, hi - lo};
+    }
+  }
+  return w;
+}
+
+// Visits every output of a plane: fn(o, span0, span1, span2, divisor); divisor 0 marks a window
+// with no input element. Adaptive windows pass count_include_pad (their padded size is their size).
 template <class Fn>
-inline void avg_windows(const Geometry& g, bool count_include_pad, index_t divisor_override, Fn&& fn) {
+inline void each_window(const Geometry& g, const Windows& w, bool count_include_pad, index_t divisor_override,
+                        Fn&& fn) {
   index_t o = 0;
   for (index_t od = 0; od < g.out[0]; ++od) {
-    const Span a = avg_span(od, g.in[0], g.k[0], g.s[0], g.p[0]);
+    const Span& a = w.dim[0][od];
     for (index_t oh = 0; oh < g.out[1]; ++oh) {
-      const Span b = avg_span(oh, g.in[1], g.k[1], g.s[1], g.p[1]);
+      const Span& b = w.dim[1][oh];
       for (index_t ow = 0; ow < g.out[2]; ++ow, ++o) {
-        const Span c = avg_span(ow, g.in[2], g.k[2], g.s[2], g.p[2]);
+        const Span& c = w.dim[2][ow];
         index_t div = 0;
         if (a.lo < a.hi && b.lo < b.hi && c.lo < c.hi) {
           div = divisor_override != 0 ? divisor_override
@@ -300,124 +327,56 @@ inline void avg_windows(const Geometry& g, bool count_include_pad, index_t divis
 }
 
 template <class T>
-FLAMBEAU_CLONES void avg_pool_plane(const T* x, T* y, const Geometry& g, bool cip, index_t divisor) {
+FLAMBEAU_CLONES void avg_pool_plane(const T* x, T* y, const Geometry& g, const Windows& w, bool cip,
+                                    index_t divisor) {
   const index_t H = g.in[1], W = g.in[2];
-  avg_windows(g, cip, divisor, [&](index_t o, const Span& a, const Span& b, const Span& c, index_t div) {
+  each_window(g, w, cip, divisor, [&](index_t o, const Span& a, const Span& b, const Span& c, index_t div) {
     if (div == 0) {
       y[o] = T(0);
       return;
     }
     T sum = 0;
-    for (index_t id = a.lo; id < a.hi; ++id)
-      for (index_t ih = b.lo; ih < b.hi; ++ih) {
-        const T* row = x + (id * H + ih) * W;
-        for (index_t iw = c.lo; iw < c.hi; ++iw) sum += row[iw];
+    if (c.lo == 0 && c.hi == W) {
+      // Whole rows: each slice of the window is one contiguous run (the whole plane for a global
+      // pool), summed in independent vector lanes rather than one chain of dependent adds.
+      const index_t n = (b.hi - b.lo) * W;
+      for (index_t id = a.lo; id < a.hi; ++id) {
+        const T* run = x + (id * H + b.lo) * W;
+        if (n < 32) {  // too short to pay for the vector loop's set-up
+          for (index_t i = 0; i < n; ++i) sum += run[i];
+          continue;
+        }
+#pragma omp simd reduction(+ : sum)
+        for (index_t i = 0; i < n; ++i) sum += run[i];
       }
+    } else {
+      for (index_t id = a.lo; id < a.hi; ++id)
+        for (index_t ih = b.lo; ih < b.hi; ++ih) {
+          const T* row = x + (id * H + ih) * W;
+          for (index_t iw = c.lo; iw < c.hi; ++iw) sum += row[iw];
+        }
+    }
     y[o] = sum / static_cast<T>(div);
   });
 }
 
 template <class T>
-FLAMBEAU_CLONES void avg_pool_backward_plane(const T* go, T* gi, const Geometry& g, bool cip, index_t divisor) {
+FLAMBEAU_CLONES void avg_pool_backward_plane(const T* go, T* gi, const Geometry& g, const Windows& w, bool cip,
+                                             index_t divisor) {
   const index_t H = g.in[1], W = g.in[2];
   std::fill(gi, gi + g.in_plane(), T(0));
-  avg_windows(g, cip, divisor, [&](index_t o, const Span& a, const Span& b, const Span& c, index_t div) {
+  each_window(g, w, cip, divisor, [&](index_t o, const Span& a, const Span& b, const Span& c, index_t div) {
     if (div == 0) return;
     const T v = go[o] / static_cast<T>(div);
-    for (index_t id = a.lo; id < a.hi; ++id)
-      for (index_t ih = b.lo; ih < b.hi; ++ih) {
-        T* row = gi + (id * H + ih) * W;
-        for (index_t iw = c.lo; iw < c.hi; ++iw) row[iw] += v;
+    if (c.lo == 0 && c.hi == W) {  // whole rows: one contiguous run per slice
+      const index_t n = (b.hi - b.lo) * W;
+      for (index_t id = a.lo; id < a.hi; ++id) {
+        T* run = gi + (id * H + b.lo) * W;
+#pragma omp simd
+        for (index_t i = 0; i < n; ++i) run[i] += v;
       }
-  });
-}
-
-void nn_avg_pool(const py::object& x, const py::object& y, index_t planes, const std::vector<index_t>& in,
-                 const std::vector<index_t>& out, const std::vector<index_t>& k, const std::vector<index_t>& s,
-                 const std::vector<index_t>& p, bool count_include_pad, index_t divisor_override) {
-  const char* op = "nn_avg_pool";
-  const DType dt = float_dtype(op, x);
-  check_planes(op, planes);
-  const Geometry g = geometry(op, in, out, k, s, p, {1, 1, 1});
-  if (divisor_override < 0) throw py::value_error("nn_avg_pool: divisor_override must be positive");
-  const index_t ip = g.in_plane(), opl = g.out_plane();
-  const void* px = pointer(op, x, "input", dt, planes * ip, false);
-  void* py_ = pointer(op, y, "output", dt, planes * opl, true);
-  py::gil_scoped_release nogil;
-  dispatch(dt, [&](auto tag) {
-    using T = decltype(tag);
-    over_planes(planes, ip + opl, [&](index_t begin, index_t end) {
-      for (index_t q = begin; q < end; ++q)
-        avg_pool_plane(static_cast<const T*>(px) + q * ip, static_cast<T*>(py_) + q * opl, g, count_include_pad,
-                       divisor_override);
-    });
-  });
-}
-
-void nn_avg_pool_backward(const py::object& go, const py::object& gi, index_t planes, const std::vector<index_t>& in,
-                          const std::vector<index_t>& out, const std::vector<index_t>& k,
-                          const std::vector<index_t>& s, const std::vector<index_t>& p, bool count_include_pad,
-                          index_t divisor_override) {
-  const char* op = "nn_avg_pool_backward";
-  const DType dt = float_dtype(op, go);
-  check_planes(op, planes);
-  const Geometry g = geometry(op, in, out, k, s, p, {1, 1, 1});
-  if (divisor_override < 0) throw py::value_error("nn_avg_pool_backward: divisor_override must be positive");
-  const index_t ip = g.in_plane(), opl = g.out_plane();
-  const void* pg = pointer(op, go, "grad_out", dt, planes * opl, false);
-  void* pi = pointer(op, gi, "grad_input", dt, planes * ip, true);
-  py::gil_scoped_release nogil;
-  dispatch(dt, [&](auto tag) {
-    using T = decltype(tag);
-    over_planes(planes, ip + opl, [&](index_t begin, index_t end) {
-      for (index_t q = begin; q < end; ++q)
-        avg_pool_backward_plane(static_cast<const T*>(pg) + q * opl, static_cast<T*>(pi) + q * ip, g,
-                                count_include_pad, divisor_override);
-    });
-  });
-}
-
-// -- adaptive pooling -----------------------------------------------------------------------------
-
-// Output o of `out` covers [floor(o * in / out), ceil((o + 1) * in / out)).
-inline index_t adaptive_lo(index_t o, index_t in, index_t out) { return (o * in) / out; }
-inline index_t adaptive_hi(index_t o, index_t in, index_t out) { return ((o + 1) * in + out - 1) / out; }
-
-template <class Fn>
-inline void adaptive_windows(const Geometry& g, Fn&& fn) {
-  index_t o = 0;
-  for (index_t od = 0; od < g.out[0]; ++od) {
-    const Span a{adaptive_lo(od, g.in[0], g.out[0]), adaptive_hi(od, g.in[0], g.out[0]), 0};
-    for (index_t oh = 0; oh < g.out[1]; ++oh) {
-      const Span b{adaptive_lo(oh, g.in[1], g.out[1]), adaptive_hi(oh, g.in[1], g.out[1]), 0};
-      for (index_t ow = 0; ow < g.out[2]; ++ow, ++o) {
-        const Span c{adaptive_lo(ow, g.in[2], g.out[2]), adaptive_hi(ow, g.in[2], g.out[2]), 0};
-        fn(o, a, b, c);
-      }
+      return;
     }
-  }
-}
-
-template <class T>
-FLAMBEAU_CLONES void adaptive_avg_plane(const T* x, T* y, const Geometry& g) {
-  const index_t H = g.in[1], W = g.in[2];
-  adaptive_windows(g, [&](index_t o, const Span& a, const Span& b, const Span& c) {
-    T sum = 0;
-    for (index_t id = a.lo; id < a.hi; ++id)
-      for (index_t ih = b.lo; ih < b.hi; ++ih) {
-        const T* row = x + (id * H + ih) * W;
-        for (index_t iw = c.lo; iw < c.hi; ++iw) sum += row[iw];
-      }
-    y[o] = sum / static_cast<T>((a.hi - a.lo) * (b.hi - b.lo) * (c.hi - c.lo));
-  });
-}
-
-template <class T>
-FLAMBEAU_CLONES void adaptive_avg_backward_plane(const T* go, T* gi, const Geometry& g) {
-  const index_t H = g.in[1], W = g.in[2];
-  std::fill(gi, gi + g.in_plane(), T(0));
-  adaptive_windows(g, [&](index_t o, const Span& a, const Span& b, const Span& c) {
-    const T v = go[o] / static_cast<T>((a.hi - a.lo) * (b.hi - b.lo) * (c.hi - c.lo));
     for (index_t id = a.lo; id < a.hi; ++id)
       for (index_t ih = b.lo; ih < b.hi; ++ih) {
         T* row = gi + (id * H + ih) * W;
@@ -427,9 +386,9 @@ FLAMBEAU_CLONES void adaptive_avg_backward_plane(const T* go, T* gi, const Geome
 }
 
 template <class T>
-FLAMBEAU_CLONES void adaptive_max_plane(const T* x, T* y, std::int64_t* ind, const Geometry& g) {
+FLAMBEAU_CLONES void adaptive_max_plane(const T* x, T* y, std::int64_t* ind, const Geometry& g, const Windows& w) {
   const index_t H = g.in[1], W = g.in[2];
-  adaptive_windows(g, [&](index_t o, const Span& a, const Span& b, const Span& c) {
+  each_window(g, w, true, 0, [&](index_t o, const Span& a, const Span& b, const Span& c, index_t) {
     index_t maxidx = (a.lo * H + b.lo) * W + c.lo;
     T maxval = -std::numeric_limits<T>::infinity();
     for (index_t id = a.lo; id < a.hi; ++id)
@@ -442,6 +401,70 @@ FLAMBEAU_CLONES void adaptive_max_plane(const T* x, T* y, std::int64_t* ind, con
   });
 }
 
+// The forward (x -> y) or backward (grad_out -> grad_input) of average or adaptive average pooling.
+void avg_common(const char* op, bool backward, const py::object& src, const py::object& dst, index_t planes,
+                const Geometry& g, const Windows& w, bool count_include_pad, index_t divisor_override) {
+  const DType dt = float_dtype(op, src);
+  check_planes(op, planes);
+  const index_t ip = g.in_plane(), opl = g.out_plane();
+  const void* ps = pointer(op, src, backward ? "grad_out" : "input", dt, planes * (backward ? opl : ip), false);
+  void* pd = pointer(op, dst, backward ? "grad_input" : "output", dt, planes * (backward ? ip : opl), true);
+  // A global pool (one window covering each plane, divisor its size): no window bookkeeping per
+  // plane, which dominates for many small planes (ResNet's head: 4096 planes of 2x2).
+  bool global = opl == 1 && divisor_override == 0 && ip > 0;  // 0: no override (PyTorch refuses 0)
+  for (int i = 0; i < 3 && global; ++i) {
+    const Span& sp = w.dim[i][0];
+    global = sp.lo == 0 && sp.hi == g.in[i] && sp.padded == g.in[i];
+  }
+  py::gil_scoped_release nogil;
+  dispatch(dt, [&](auto tag) {
+    using T = decltype(tag);
+    const T* s = static_cast<const T*>(ps);
+    T* d = static_cast<T*>(pd);
+    over_planes(planes, ip + opl, [&](index_t begin, index_t end) {
+      if (global) {
+        for (index_t q = begin; q < end; ++q) {
+          if (backward) {
+            std::fill(d + q * ip, d + (q + 1) * ip, s[q] / static_cast<T>(ip));
+            continue;
+          }
+          const T* run = s + q * ip;
+          T sum = 0;
+          if (ip < 32) {
+            for (index_t i = 0; i < ip; ++i) sum += run[i];
+          } else {
+#pragma omp simd reduction(+ : sum)
+            for (index_t i = 0; i < ip; ++i) sum += run[i];
+          }
+          d[q] = sum / static_cast<T>(ip);
+        }
+        return;
+      }
+      for (index_t q = begin; q < end; ++q) {
+        if (backward)
+          avg_pool_backward_plane(s + q * opl, d + q * ip, g, w, count_include_pad, divisor_override);
+        else
+          avg_pool_plane(s + q * ip, d + q * opl, g, w, count_include_pad, divisor_override);
+      }
+    });
+  });
+}
+
+void nn_avg_pool(const py::object& x, const py::object& y, index_t planes, const std::vector<index_t>& in,
+                 const std::vector<index_t>& out, const std::vector<index_t>& k, const std::vector<index_t>& s,
+                 const std::vector<index_t>& p, bool count_include_pad, index_t divisor_override) {
+  const Geometry g = geometry("nn_avg_pool", in, out, k, s, p, {1, 1, 1});
+  avg_common("nn_avg_pool", false, x, y, planes, g, avg_windows(g), count_include_pad, divisor_override);
+}
+
+void nn_avg_pool_backward(const py::object& go, const py::object& gi, index_t planes, const std::vector<index_t>& in,
+                          const std::vector<index_t>& out, const std::vector<index_t>& k,
+                          const std::vector<index_t>& s, const std::vector<index_t>& p, bool count_include_pad,
+                          index_t divisor_override) {
+  const Geometry g = geometry("nn_avg_pool_backward", in, out, k, s, p, {1, 1, 1});
+  avg_common("nn_avg_pool_backward", true, go, gi, planes, g, avg_windows(g), count_include_pad, divisor_override);
+}
+
 // Adaptive windows need in >= 1 wherever out >= 1 (an empty window has no mean nor max).
 Geometry adaptive_geometry(const char* op, const std::vector<index_t>& in, const std::vector<index_t>& out) {
   const Geometry g = geometry(op, in, out, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1});
@@ -452,40 +475,14 @@ Geometry adaptive_geometry(const char* op, const std::vector<index_t>& in, const
 
 void nn_adaptive_avg_pool(const py::object& x, const py::object& y, index_t planes, const std::vector<index_t>& in,
                           const std::vector<index_t>& out) {
-  const char* op = "nn_adaptive_avg_pool";
-  const DType dt = float_dtype(op, x);
-  check_planes(op, planes);
-  const Geometry g = adaptive_geometry(op, in, out);
-  const index_t ip = g.in_plane(), opl = g.out_plane();
-  const void* px = pointer(op, x, "input", dt, planes * ip, false);
-  void* py_ = pointer(op, y, "output", dt, planes * opl, true);
-  py::gil_scoped_release nogil;
-  dispatch(dt, [&](auto tag) {
-    using T = decltype(tag);
-    over_planes(planes, ip + opl, [&](index_t begin, index_t end) {
-      for (index_t q = begin; q < end; ++q)
-        adaptive_avg_plane(static_cast<const T*>(px) + q * ip, static_cast<T*>(py_) + q * opl, g);
-    });
-  });
+  const Geometry g = adaptive_geometry("nn_adaptive_avg_pool", in, out);
+  avg_common("nn_adaptive_avg_pool", false, x, y, planes, g, adaptive_windows(g), true, 0);
 }
 
 void nn_adaptive_avg_pool_backward(const py::object& go, const py::object& gi, index_t planes,
                                    const std::vector<index_t>& in, const std::vector<index_t>& out) {
-  const char* op = "nn_adaptive_avg_pool_backward";
-  const DType dt = float_dtype(op, go);
-  check_planes(op, planes);
-  const Geometry g = adaptive_geometry(op, in, out);
-  const index_t ip = g.in_plane(), opl = g.out_plane();
-  const void* pg = pointer(op, go, "grad_out", dt, planes * opl, false);
-  void* pi = pointer(op, gi, "grad_input", dt, planes * ip, true);
-  py::gil_scoped_release nogil;
-  dispatch(dt, [&](auto tag) {
-    using T = decltype(tag);
-    over_planes(planes, ip + opl, [&](index_t begin, index_t end) {
-      for (index_t q = begin; q < end; ++q)
-        adaptive_avg_backward_plane(static_cast<const T*>(pg) + q * opl, static_cast<T*>(pi) + q * ip, g);
-    });
-  });
+  const Geometry g = adaptive_geometry("nn_adaptive_avg_pool_backward", in, out);
+  avg_common("nn_adaptive_avg_pool_backward", true, go, gi, planes, g, adaptive_windows(g), true, 0);
 }
 
 void nn_adaptive_max_pool(const py::object& x, const py::object& y, const py::object& ind, index_t planes,
@@ -494,6 +491,7 @@ void nn_adaptive_max_pool(const py::object& x, const py::object& y, const py::ob
   const DType dt = float_dtype(op, x);
   check_planes(op, planes);
   const Geometry g = adaptive_geometry(op, in, out);
+  const Windows w = adaptive_windows(g);
   const index_t ip = g.in_plane(), opl = g.out_plane();
   const void* px = pointer(op, x, "input", dt, planes * ip, false);
   void* py_ = pointer(op, y, "output", dt, planes * opl, true);
@@ -503,7 +501,7 @@ void nn_adaptive_max_pool(const py::object& x, const py::object& y, const py::ob
     using T = decltype(tag);
     over_planes(planes, ip + opl, [&](index_t begin, index_t end) {
       for (index_t q = begin; q < end; ++q)
-        adaptive_max_plane(static_cast<const T*>(px) + q * ip, static_cast<T*>(py_) + q * opl, pi + q * opl, g);
+        adaptive_max_plane(static_cast<const T*>(px) + q * ip, static_cast<T*>(py_) + q * opl, pi + q * opl, g, w);
     });
   });
 }
