@@ -120,7 +120,20 @@ def max_pool(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode) -
     return _max_over_windows(input, table, valid, out_sizes)
 
 
+def _check_indices(indices: Tensor, plane_sizes, what: str) -> None:
+    """PyTorch's error for a max index outside its plane (checked on the values: a host sync, on the
+    composite path only), before the scatter would report it in its own words."""
+    plane = math.prod(plane_sizes)
+    if indices.numel() == 0 or not bool(((indices < 0) | (indices >= plane)).any()):
+        return
+    index = next(v for v in indices.reshape(-1).tolist() if v < 0 or v >= plane)
+    spatial = list(plane_sizes) + ([1] if len(plane_sizes) == 1 else [])  # PyTorch pools 1-d as (L, 1)
+    raise RuntimeError(f"Found an invalid max index: {index} ({what} volumes are of size "
+                       f"{'x'.join(str(s) for s in spatial)})")
+
+
 def max_pool_backward(grad_out: Tensor, indices: Tensor, input_size) -> Tensor:
+    _check_indices(indices, tuple(input_size), "input")
     n, c, p = _planes(grad_out)
     zeros = fb.zeros((n, c, math.prod(input_size)), dtype=grad_out.dtype, device=grad_out.device)
     return zeros.scatter_add(2, indices.reshape(n, c, p), grad_out.reshape(n, c, p)).reshape(
@@ -128,6 +141,7 @@ def max_pool_backward(grad_out: Tensor, indices: Tensor, input_size) -> Tensor:
 
 
 def max_unpool(input: Tensor, indices: Tensor, output_size) -> Tensor:
+    _check_indices(indices, tuple(output_size), "output")
     n, c, p = _planes(input)
     zeros = fb.zeros((n, c, math.prod(output_size)), dtype=input.dtype, device=input.device)
     return zeros.scatter(2, indices.reshape(n, c, p), input.reshape(n, c, p)).reshape((n, c) + tuple(output_size))
