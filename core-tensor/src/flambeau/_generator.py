@@ -1,7 +1,7 @@
 """``flambeau.Generator``: the state of one device's pseudo-random number generator.
 
-It stands below the op declarations (their ``generator=`` checks need the class) and above the
-dispatcher; the default generators, seeding and the sampling functions are in ``_api_random``.
+It belongs to the dispatcher layer, below the op declarations (their ``generator=`` checks need the
+class); the default generators, seeding and the sampling functions are in ``_api_random``.
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 core-tensor's modules stand in layers (core-tensor/README.md, "Layers"; checked by
 ``core-tensor/tests/test_import_layers.py``): foundations (dtypes, devices), the registry, the
 Tensor, the dispatcher, the op declarations, the public namespaces. Each imports only from its
-own layer or below. A few things point the other way, and this module, in the top layer, binds
-them by assignment; nothing else may:
+own layer or below. A few things point the other way; this module, in the top layer, binds them
+by assignment, so that the lower modules never import upward:
 
 1. :func:`bind`, at ``import flambeau`` before any plugin loads:
 
@@ -20,15 +20,15 @@ them by assignment; nothing else may:
    ``_api_*`` modules, which wrap the generated functions in PyTorch's overloaded signatures).
 
 The autograd engine is the one slot filled from outside core-tensor: core-autograd's plugin
-hands it to ``flambeau.ops._dispatch.set_autograd_engine`` when it loads.
+hands it to ``flambeau.ops._dispatch.set_autograd_engine`` when it loads, which also gives the
+Tensor (a layer below the dispatcher) its copy.
 """
 from __future__ import annotations
 
 from types import ModuleType
 
-from . import _conversion, _creation, _indexing, _tensor_repr
+from . import _conversion, _creation, _indexing, _tensor_repr, plugins
 from ._tensor import Tensor
-from . import plugins
 from .ops import _registry
 from .plugins import _loader
 
@@ -44,6 +44,7 @@ _TENSOR_METHODS = {
     "__setitem__": _indexing.setitem,
     "__repr__": _tensor_repr.tensor_repr,
 }
+
 
 def bind() -> None:
     """Bind what the registry and the Tensor need from above (before any plugin loads)."""

@@ -15,9 +15,9 @@ import numpy as np
 
 from . import _dtypes
 from ._device import device as _device
-from ._layout import contiguous_strides, format_name, is_contiguous_as
 from ._grad_mode import INFERENCE_THREADS as _INFERENCE_THREADS
 from ._grad_mode import new_version_counter as _new_version_counter
+from ._layout import contiguous_strides, format_name, is_contiguous_as
 from ._size import Size, make_size
 
 _AUTOGRAD_MISSING = (

@@ -13,10 +13,10 @@ from collections import Counter
 from typing import Any, Callable
 
 from .. import _dtypes
+from .. import _tensor as _tensor_module
 from .._device import device as _device_cls
 from .._grad_mode import STATE as _GRAD_STATE
 from .._grad_mode import check_inference_write as _check_inference_write
-from .. import _tensor as _tensor_module
 from .._tensor import Tensor, wrap
 from ._decl import COMPUTE, FACTORY, VIEW, OpDecl
 from ._registry import OPS, TABLES, backend_distribution, check_dtype
