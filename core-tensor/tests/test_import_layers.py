@@ -78,6 +78,18 @@ def test_no_cycle_below_the_public_namespaces(graph):
     assert LAYERS.cycles_below(graph, PUBLIC, skip=LATE_IMPORTS) == []
 
 
+def test_late_bound_names_are_installed():
+    # The registry's loader slot and flambeau.plugins' loader functions, bound by _late_bindings.bind.
+    from flambeau import plugins
+    from flambeau.ops import _registry
+    from flambeau.plugins import _loader
+
+    assert _registry.LOADER is _loader
+    for name in plugins._LOADER_NAMES:
+        assert getattr(plugins, name) is getattr(_loader, name), name
+    assert set(plugins._LOADER_NAMES) <= set(plugins.__all__)
+
+
 def test_late_bound_tensor_methods_are_installed():
     # The Tensor's methods that the dispatcher layer defines are bound by flambeau._late_bindings,
     # each to the function that _tensor.LATE_METHODS names.

@@ -11,9 +11,10 @@ import builtins
 import os
 from typing import Any
 
-
+from ._creation import empty_strided
 # The Generator lives lower down, where the ops' `generator=` checks reach it; installed from here.
 from ._generator import DEFAULT_SEED, Generator, _seed_value  # noqa: F401 - DEFAULT_SEED: backends read it here
+from ._layout import like_strides
 from ._tensor import Tensor
 from .ops._registry import FUNCTIONS, TABLES
 
@@ -237,8 +238,6 @@ def _like_args(input: Tensor, dtype: Any, device: Any) -> tuple:
 def _laid_out(name: str, input: Tensor, memory_format: Any, requires_grad: bool, values: Tensor) -> Tensor:
     """``values`` (a fresh row-major tensor) in the memory layout ``memory_format`` gives for ``input``
     (as :func:`flambeau.empty_like`): the same values, other strides."""
-    from ._api_shape import empty_strided, like_strides
-
     strides = like_strides(input, memory_format, name)
     if strides is None:
         return values

@@ -24,7 +24,7 @@ GRADIENT_PROVIDERS: dict[str, str] = {}
 FUNCTIONS: dict[str, Callable[..., Any]] = {}
 
 #: The plugin loader (``flambeau.plugins._loader``: ``load_backend``, ``backend_distribution``,
-#: ``backend_records``). It stands above the registry, since loading a backend runs plugin code
+#: ``backend_records``, ``plugin_records``). It stands above the registry, since loading a backend runs plugin code
 #: that uses the whole core; ``flambeau._late_bindings`` binds it before any plugin loads.
 LOADER: Any = None
 
