@@ -231,7 +231,8 @@ class Layers:
 def _report(root: str, root_name: str | None) -> None:
     graph = import_graph(root, root_name)
     print(f"{root}: {len(graph.modules)} modules")
-    for label, edges in (("module-level", graph.module_level),):
+    both = {m: graph.module_level[m] | graph.function_level[m] for m in graph.modules}
+    for label, edges in (("module-level", graph.module_level), ("all (function-level too)", both)):
         components = strongly_connected_components(edges)
         print(f"  {label} import cycles: {len(components)}")
         for component in components:
