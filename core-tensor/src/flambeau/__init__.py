@@ -103,32 +103,14 @@ def load(f: object, map_location: object = None, pickle_module: object = None, *
 
 
 from .plugins import _loader  # noqa: E402
-from . import _methods  # noqa: E402
+from . import _late_bindings  # noqa: E402
 
+# The few bindings that point up the layers, all in one module (see its docstring).
+_late_bindings.bind()
 # Plugins load last, so that none of them sees a half-initialised core.
 _loader.load()
-_methods.install(__import__(__name__))
-from . import _api_random  # noqa: E402
-
-_api_random.install(__import__(__name__))  # Generator, seeding, rand & co (after the ops exist)
-from . import _api_shape  # noqa: E402
-
-_api_shape.install(__import__(__name__))  # overloaded shape/creation signatures (varargs, aliases)
-from . import _api_index_ops  # noqa: E402
-
-_api_index_ops.install(__import__(__name__))
-from . import _api_pointwise  # noqa: E402
-
-_api_pointwise.install(__import__(__name__))
-from . import _api_statistics  # noqa: E402
-
-_api_statistics.install(__import__(__name__))  # var(x, unbiased), median(x, dim), equal -> bool
-from . import _api_linalg  # noqa: E402
-
-_api_linalg.install(__import__(__name__))  # flambeau.linalg, flambeau.fft, det/inverse/...
-from . import _api_other  # noqa: E402
-
-_api_other.install(__import__(__name__))  # einsum(eq, *operands), block_diag(*t), ger, chain_matmul
+# Then the methods and functions made from the generated op functions: Tensor methods, fb.rand & co.
+_late_bindings.install(__import__(__name__))
 del _loader
 
 # The module's own imports are not flambeau's API (`torch.annotations` does not exist either).

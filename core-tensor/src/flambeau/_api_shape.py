@@ -2,7 +2,9 @@
 
 Varargs forms (``x.repeat(2, 3)``, ``fb.meshgrid(a, b)``, ``fb.atleast_2d(a, b)``), aliases
 (``concat``, ``moveaxis``, ``row_stack``), the deprecated ``range`` with its warning, and
-``empty_strided`` and ``broadcast_shapes``, which need no op of their own.
+``broadcast_shapes``, which needs no op of its own. ``empty_strided``, ``clone`` and the memory
+formats are installed from here too; they live lower down (``_creation``, ``_layout``), where the
+Tensor and the op declarations reach them.
 """
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import warnings
 from types import ModuleType
 from typing import Any, Sequence
 
-from . import _layout
+from ._creation import clone, empty_strided
+# The memory formats live with the other layout arithmetic; `flambeau.channels_last` & co. are installed from here.
+from ._layout import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from ._methods import _sizes
 from ._tensor import Tensor
 from .ops._registry import FUNCTIONS
@@ -127,104 +131,6 @@ def _atleast(ndim: int):
     fn.__name__ = fn.__qualname__ = f"atleast_{ndim}d"
     fn.__doc__ = f"A view of a tensor with at least {ndim} dims; a tuple for several tensors."
     return fn
-
-
-def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False, **_: Any) -> Tensor:
-    """An uninitialised tensor with the given ``size`` and ``stride`` over storage just large enough.
-
-    Example::
-
-        >>> fb.empty_strided((2, 3), (1, 2)).stride()
-        (1, 2)
-    """
-    from ._creation import empty
-
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
-    if len(size) != len(stride):
-        raise RuntimeError("mismatch in length of strides and shape")
-    if any(s < 0 for s in size):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
-    storage = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
-    result = empty(storage, dtype=dtype, device=device).as_strided(size, stride, 0)
-    result._base = None  # a fresh tensor, not a view of the scratch storage it was cut from
-    if requires_grad:
-        result.requires_grad_(True)
-    return result
-
-
-# -- memory formats and clone ------------------------------------------------------------
-
-class memory_format:
-    """How a tensor's elements are laid out in memory (``flambeau.contiguous_format``, ...)."""
-
-    __slots__ = ("_name",)
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __repr__(self) -> str:
-        return f"flambeau.{self._name}"
-
-    def __reduce__(self) -> str:
-        return self._name
-
-
-contiguous_format = memory_format("contiguous_format")
-preserve_format = memory_format("preserve_format")
-channels_last = memory_format("channels_last")
-channels_last_3d = memory_format("channels_last_3d")
-
-
-def format_name(fmt: Any, fn: str, default: str = "preserve_format") -> str:
-    """The name of a ``memory_format`` argument (``default`` for None), or the TypeError PyTorch gives."""
-    if fmt is None:
-        return default
-    if not isinstance(fmt, memory_format):
-        raise TypeError(f"{fn}(): argument 'memory_format' must be flambeau.memory_format, not {type(fmt).__name__}")
-    return fmt._name
-
-
-def like_strides(input: Tensor, fmt: Any, fn: str) -> tuple | None:
-    """The strides of a new tensor shaped as ``input`` in the memory format ``fmt`` (None: row-major).
-
-    ``preserve_format`` (the default) keeps a non-overlapping and dense input's strides and gives
-    any other input the format its strides suggest, as PyTorch's ``empty_like``."""
-    name = format_name(fmt, fn)
-    shape = tuple(input._data.shape)
-    strides = _layout.preserve_strides(shape, input.stride()) if name == "preserve_format" else \
-        _layout.format_strides(shape, name)
-    return None if strides == _layout.contiguous_strides(shape) else strides
-
-
-def clone(input: Tensor, *, memory_format: memory_format | None = None) -> Tensor:
-    """clone(input, *, memory_format=flambeau.preserve_format) -> Tensor
-
-    A copy with its own storage.
-
-    Args:
-        input (Tensor): the tensor to copy.
-        memory_format (flambeau.memory_format, optional): ``flambeau.preserve_format`` (the default:
-            a non-overlapping and dense input keeps its strides, as a transposed one does; any other
-            takes the format its strides suggest), ``flambeau.contiguous_format``,
-            ``flambeau.channels_last`` (4-D) or ``flambeau.channels_last_3d`` (5-D).
-
-    Example::
-
-        >>> fb.ones(3, 4).t().clone().stride()
-        (1, 4)
-    """
-    if input.__class__ is not Tensor and not isinstance(input, Tensor):
-        return FUNCTIONS["clone"](input)  # the op's own type error
-    if memory_format is None or memory_format is preserve_format:
-        flags = getattr(input._data, "flags", None)  # numpy and CuPy arrays say it for free
-        if flags is not None and flags.c_contiguous and input._data.size:  # (numpy: every empty array is)
-            return FUNCTIONS["clone"](input)
-    strides = like_strides(input, memory_format, "clone")
-    if strides is None:
-        return FUNCTIONS["clone"](input)
-    result = empty_strided(tuple(input.shape), strides, dtype=input.dtype, device=input.device)
-    return result.copy_(input)
 
 
 # -- methods ------------------------------------------------------------------------------

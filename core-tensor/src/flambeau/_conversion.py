@@ -5,7 +5,10 @@ from typing import Any
 
 from . import _dtypes
 from ._device import device as _device
-from ._tensor import Tensor, wrap
+from ._layout import format_name
+from ._tensor import Tensor
+from .ops._dispatch import resolve_device, to_device  # noqa: F401 - to_device: also read from here
+from .ops._registry import FUNCTIONS
 
 _TYPE_STRINGS = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                  "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
@@ -34,16 +37,12 @@ def _parse_to_args(tensor: Tensor, args: tuple, kwargs: dict) -> tuple[Any, Any,
 
 
 def tensor_to(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    from .ops._dispatch import resolve_device
-    from .ops._registry import FUNCTIONS
-
+    """Convert dtype and/or device: ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``."""
     kwargs = dict(kwargs)
     memory_format = kwargs.pop("memory_format", None)
     non_blocking = bool(kwargs.pop("non_blocking", False))
     dev, dtype, copy = _parse_to_args(tensor, args, kwargs)
     if memory_format is not None:
-        from ._api_shape import format_name
-
         if format_name(memory_format, "to") != "preserve_format":
             # the conversion keeps the layout; then the layout asked for (a copy only if needed)
             converted = tensor_to(tensor, *args, **kwargs)
@@ -62,38 +61,8 @@ def tensor_to(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return result
 
 
-def to_device(tensor: Tensor, dev: _device, non_blocking: bool = False) -> Tensor:
-    """A copy on another device: through the host unless both are the same backend.
-
-    ``non_blocking`` is passed to the target backend's ``copy_from_host_``, which may queue the
-    copy (a backend that cannot ignores it)."""
-    from .ops._dispatch import autograd_engine
-    from .ops._registry import TABLES, check_dtype
-
-    if tensor._conj:  # the copy holds the conjugated values
-        tensor = tensor.resolve_conj()
-    source = TABLES[tensor._device.type].backend
-    target_table = TABLES[dev.type]
-    target = target_table.backend
-    if source is target:
-        native = target_table.empty(tensor._data.shape, tensor._dtype, dev)
-        target.copy_(native, tensor._data)
-    else:
-        check_dtype(target, tensor._dtype)
-        host = source.to_numpy(tensor._data)
-        if non_blocking:
-            native = target_table.empty(host.shape, tensor._dtype, dev)
-            target.copy_from_host_(native, host, non_blocking=True)
-        else:
-            native = target.from_numpy(host, dev)
-    result = wrap(native, tensor._dtype, dev)
-    engine = autograd_engine()
-    if tensor._requires_grad and engine is not None:
-        engine.record_device_copy(tensor, result)
-    return result
-
-
-def tensor_type(tensor: Tensor, dtype: Any) -> Any:
+def tensor_type(tensor: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
+    """With no argument, PyTorch's type string (``'flambeau.FloatTensor'``); else ``to(dtype)``."""
     if dtype is None:
         prefix = "flambeau." if tensor._device.type == "cpu" else f"flambeau.{tensor._device.type}."
         return prefix + _TYPE_STRINGS[tensor._dtype.name]

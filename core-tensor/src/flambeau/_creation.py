@@ -8,11 +8,12 @@ import numpy as np
 
 from . import _dtypes
 from ._device import device as _device
+from ._layout import format_name, format_strides, like_strides, memory_format, preserve_format
 from ._size import Size as _Size
 from ._tensor import Tensor, wrap
 from .ops._dispatch import factory_device
-from .ops.meta import checked_scalar
-from .ops._registry import FUNCTIONS, TABLES, check_dtype
+from .ops.meta import check_parsable_int, checked_scalar, wrapped_int
+from .ops._registry import FUNCTIONS, TABLES, backend_records, check_dtype
 
 
 def _backend(dev: _device) -> Any:
@@ -349,16 +350,38 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
         dl_type, dl_index = ext_tensor.__dlpack_device__()
     else:
         dl_type, dl_index = 1, 0  # a bare capsule: assume host memory
-    from .plugins._loader import backend_records
-
-    for name in backend_records:
-        backend = TABLES[name].backend if name == "cpu" or backend_records[name].status == "loaded" else None
+    records = backend_records()
+    for name in records:
+        backend = TABLES[name].backend if name == "cpu" or records[name].status == "loaded" else None
         if backend is None:
             continue
         if getattr(backend, "dlpack_device_type", None) == dl_type:
             native = backend.from_dlpack(ext_tensor)
             return wrap(native, _dtypes.from_numpy_dtype(native.dtype), backend.device_of(native))
     raise RuntimeError(f"from_dlpack: no loaded backend accepts DLPack device type {dl_type} (index {dl_index})")
+
+
+def scalar_tensor_like(value: Any, like: Tensor, true_division: bool = False) -> Tensor:
+    """A Python number as a 0-d tensor on ``like``'s device, for reflected non-commutative operators.
+
+    An int out of range of ``like``'s integer dtype wraps around, as PyTorch's integer arithmetic does,
+    except for ``true_division``, which PyTorch computes in floating point from the int itself.
+    """
+    if isinstance(value, Tensor):
+        return value
+    if not isinstance(value, (bool, int, float, complex)):
+        return NotImplemented
+    if value.__class__ is bool:  # a bool stays bool (the lowest category), so `True - t` meets sub's bool check
+        return tensor(value, device=like._device)
+    if type(value) is int:
+        check_parsable_int(value)  # as the op's own scalar operand: OverflowError past [-2**63, 2**64)
+    # A scalar keeps its "weak" type: as a 0-d tensor of the tensor's dtype when in the same category.
+    probe = _dtypes.result_type_of([like._dtype], [], [value])
+    if type(value) is int and probe._category == _dtypes._INT:  # wraps around, as the op's own scalar would
+        if true_division:
+            return tensor(value, device=like._device)  # int64 0-d: same promotion, the exact value
+        value = wrapped_int(value, probe)
+    return tensor(value, dtype=probe, device=like._device)
 
 
 def _size_args(name: str, size: tuple, keyword: Any = None) -> tuple[int, ...]:
@@ -459,9 +482,6 @@ def empty(*size: Any, out: Tensor | None = None, dtype: _dtypes.dtype | None = N
     (``flambeau.contiguous_format``, the default, ``flambeau.channels_last`` for 4-D or
     ``flambeau.channels_last_3d`` for 5-D shapes)."""
     if memory_format is not None:
-        from ._api_shape import empty_strided, format_name
-        from ._layout import format_strides
-
         name = format_name(memory_format, "empty", default="contiguous_format")
         if name == "preserve_format":
             raise RuntimeError("unsupported memory format Preserve")  # as PyTorch
@@ -470,6 +490,58 @@ def empty(*size: Any, out: Tensor | None = None, dtype: _dtypes.dtype | None = N
             return empty_strided(shape, format_strides(shape, name), dtype=dtype, device=device,
                                  requires_grad=requires_grad)
     return _filled("empty", size, None, dtype, device, requires_grad, out, _keyword_size(kwargs))
+
+
+def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False, **_: Any) -> Tensor:
+    """An uninitialised tensor with the given ``size`` and ``stride`` over storage just large enough.
+
+    Example::
+
+        >>> fb.empty_strided((2, 3), (1, 2)).stride()
+        (1, 2)
+    """
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
+    storage = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    result = empty(storage, dtype=dtype, device=device).as_strided(size, stride, 0)
+    result._base = None  # a fresh tensor, not a view of the scratch storage it was cut from
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+def clone(input: Tensor, *, memory_format: memory_format | None = None) -> Tensor:
+    """clone(input, *, memory_format=flambeau.preserve_format) -> Tensor
+
+    A copy with its own storage.
+
+    Args:
+        input (Tensor): the tensor to copy.
+        memory_format (flambeau.memory_format, optional): ``flambeau.preserve_format`` (the default:
+            a non-overlapping and dense input keeps its strides, as a transposed one does; any other
+            takes the format its strides suggest), ``flambeau.contiguous_format``,
+            ``flambeau.channels_last`` (4-D) or ``flambeau.channels_last_3d`` (5-D).
+
+    Example::
+
+        >>> fb.ones(3, 4).t().clone().stride()
+        (1, 4)
+    """
+    if input.__class__ is not Tensor and not isinstance(input, Tensor):
+        return FUNCTIONS["clone"](input)  # the op's own type error
+    if memory_format is None or memory_format is preserve_format:
+        flags = getattr(input._data, "flags", None)  # numpy and CuPy arrays say it for free
+        if flags is not None and flags.c_contiguous and input._data.size:  # (numpy: every empty array is)
+            return FUNCTIONS["clone"](input)
+    strides = like_strides(input, memory_format, "clone")
+    if strides is None:
+        return FUNCTIONS["clone"](input)
+    result = empty_strided(tuple(input.shape), strides, dtype=input.dtype, device=input.device)
+    return result.copy_(input)
 
 
 def _keyword_size(kwargs: dict) -> Any:
@@ -514,8 +586,6 @@ def _like_layout(name: str, input: Tensor, dtype: Any, device: Any, requires_gra
                  fill: Any) -> Tensor | None:
     """A ``*_like`` tensor laid out as ``memory_format`` asks, or None when that is row-major (the
     caller then allocates as usual). ``fill``: the value, None to leave it uninitialised."""
-    from ._api_shape import empty_strided, like_strides
-
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     strides = like_strides(input, memory_format, name)
@@ -636,3 +706,24 @@ def legacy_constructor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
 
 def _rebuild(array: np.ndarray, dtype_name: str, device: str, requires_grad: bool) -> Tensor:
     return tensor(array, dtype=_dtypes._BY_NAME[dtype_name], device=device, requires_grad=requires_grad)
+
+
+# -- Tensor methods installed by flambeau._late_bindings (the Tensor stands below this module) ----
+
+def new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``Tensor.new_tensor``: a copy of ``data`` with this tensor's dtype and device unless given."""
+    return tensor(data, dtype=dtype or self._dtype, device=device or self._device, requires_grad=requires_grad)
+
+
+def array_wrap(self: Tensor, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> Tensor:
+    """``Tensor.__array_wrap__``: numpy ufuncs on tensors give tensors (``np.sin(t)``); bool results
+    become uint8, as in PyTorch."""
+    array = np.asarray(array)
+    if array.dtype == np.bool_:
+        array = array.astype(np.uint8)
+    return from_numpy(np.ascontiguousarray(array) if any(s < 0 for s in array.strides) else array)
+
+
+def tensor_reduce_ex(self: Tensor, protocol: int) -> Any:
+    """``Tensor.__reduce_ex__``: pickled as its values, dtype, device and ``requires_grad``."""
+    return (_rebuild, (np.array(self._host()), self._dtype.name, str(self._device), self._requires_grad))

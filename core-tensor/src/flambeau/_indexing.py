@@ -19,7 +19,7 @@ from typing import Any
 from . import _dtypes
 from ._tensor import Tensor
 from .ops._registry import FUNCTIONS
-from .ops.meta import checked_scalar
+from .ops.meta import checked_scalar, expanded_shape
 
 _VALID_INDEX = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices"
 _MASK_DTYPES = (_dtypes.bool, _dtypes.uint8)
@@ -208,8 +208,6 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
             return
         source = _value_tensor(target, value)
         if source._data.shape != target._data.shape:  # PyTorch expands the value: its messages
-            from ._core_ops.views import expanded_shape
-
             expanded_shape(source._data.shape, target._data.shape, source.type())
         FUNCTIONS["copy_"](target, source)
         return

@@ -8,11 +8,13 @@ backend shares one answer:
 - ``suggest_format``: the memory format strides look like (PyTorch's ``suggest_memory_format``);
 - ``preserve_strides``: the strides of ``empty_like``/``clone``/``to`` under ``preserve_format``;
 - ``elementwise_strides``: the strides of an elementwise op's output (PyTorch's TensorIterator:
-  inputs that agree keep their layout, otherwise the dims are ordered by the inputs' strides).
+  inputs that agree keep their layout, otherwise the dims are ordered by the inputs' strides);
+- ``memory_format`` and its four values, ``format_name`` and ``like_strides``: the
+  ``memory_format=`` arguments of the Tensor, the creation functions and the ops.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 Shape = Sequence[int]
 
@@ -198,3 +200,47 @@ def elementwise_strides(shape: Shape, inputs: Sequence[tuple[Shape, Shape]]) -> 
     if perm == list(range(ndim - 1, -1, -1)):
         return None
     return strides_in_order(shape, perm)
+
+
+# -- memory formats ------------------------------------------------------------------------------
+
+class memory_format:
+    """How a tensor's elements are laid out in memory (``flambeau.contiguous_format``, ...)."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"flambeau.{self._name}"
+
+    def __reduce__(self) -> str:
+        return self._name  # pickled by name: the module global of that name (also in flambeau._api_shape)
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+
+def format_name(fmt: Any, fn: str, default: str = "preserve_format") -> str:
+    """The name of a ``memory_format`` argument (``default`` for None), or the TypeError PyTorch gives."""
+    if fmt is None:
+        return default
+    if not isinstance(fmt, memory_format):
+        raise TypeError(f"{fn}(): argument 'memory_format' must be flambeau.memory_format, not {type(fmt).__name__}")
+    return fmt._name
+
+
+def like_strides(input: Any, fmt: Any, fn: str) -> tuple | None:
+    """The strides of a new tensor shaped as the tensor ``input`` in the memory format ``fmt`` (None:
+    row-major).
+
+    ``preserve_format`` (the default) keeps a non-overlapping and dense input's strides and gives
+    any other input the format its strides suggest, as PyTorch's ``empty_like``."""
+    name = format_name(fmt, fn)
+    shape = tuple(input._data.shape)
+    strides = preserve_strides(shape, input.stride()) if name == "preserve_format" else format_strides(shape, name)
+    return None if strides == contiguous_strides(shape) else strides

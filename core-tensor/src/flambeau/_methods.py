@@ -10,9 +10,9 @@ from types import ModuleType
 from typing import Any
 
 from . import _dtypes
+from ._creation import scalar_tensor_like as _scalar_tensor_like
 from ._tensor import Tensor
 from .ops._registry import FUNCTIONS, OPS
-from .ops.meta import check_parsable_int, wrapped_int
 
 
 def _sizes(args: tuple, name: str = "", arg: str = "size") -> tuple:
@@ -232,7 +232,7 @@ def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     """
     import math
 
-    from ._core_ops.views import _contiguous_strides
+    from ._layout import contiguous_strides as _contiguous_strides
     from ._creation import _size_args, empty
 
     shape = _size_args("resize_", sizes)
@@ -302,31 +302,6 @@ _METHODS: dict[str, Any] = {
 
 
 # -- operators -------------------------------------------------------------------------
-
-def _scalar_tensor_like(value: Any, like: Tensor, true_division: bool = False) -> Tensor:
-    """A Python number as a 0-d tensor on ``like``'s device, for reflected non-commutative operators.
-
-    An int out of range of ``like``'s integer dtype wraps around, as PyTorch's integer arithmetic does,
-    except for ``true_division``, which PyTorch computes in floating point from the int itself.
-    """
-    from ._creation import tensor
-
-    if isinstance(value, Tensor):
-        return value
-    if not isinstance(value, (bool, int, float, complex)):
-        return NotImplemented
-    if value.__class__ is bool:  # a bool stays bool (the lowest category), so `True - t` meets sub's bool check
-        return tensor(value, device=like._device)
-    if type(value) is int:
-        check_parsable_int(value)  # as the op's own scalar operand: OverflowError past [-2**63, 2**64)
-    # A scalar keeps its "weak" type: as a 0-d tensor of the tensor's dtype when in the same category.
-    probe = _dtypes.result_type_of([like._dtype], [], [value])
-    if type(value) is int and probe._category == _dtypes._INT:  # wraps around, as the op's own scalar would
-        if true_division:
-            return tensor(value, device=like._device)  # int64 0-d: same promotion, the exact value
-        value = wrapped_int(value, probe)
-    return tensor(value, dtype=probe, device=like._device)
-
 
 def _reflected(name: str):
     def op(self: Tensor, other: Any) -> Any:

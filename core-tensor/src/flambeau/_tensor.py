@@ -1,7 +1,10 @@
 """``flambeau.Tensor``: a backend's native array with its dtype, device and autograd fields.
 
 Tensor holds no maths of its own: its methods and operators are the generated op functions,
-attached when the op registry loads (``flambeau.plugins._loader``).
+attached when the op registry loads (``flambeau.plugins._loader``). It stands below the
+dispatcher, so the few of its own methods that need the layers above (construction from data,
+``repr``, ``to``, indexing, pickling) are installed by ``flambeau._late_bindings``: see
+:data:`LATE_METHODS`.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from . import _dtypes
 from ._device import device as _device
 from ._grad_mode import INFERENCE_THREADS as _INFERENCE_THREADS
 from ._grad_mode import new_version_counter as _new_version_counter
+from ._layout import contiguous_strides, format_name, is_contiguous_as
 from ._size import Size, make_size
 
 _AUTOGRAD_MISSING = (
@@ -33,12 +37,6 @@ class Tensor:
     # reads as its conjugate; the dispatcher resolves it before any kernel but a view's sees it.
     __slots__ = ("_data", "_dtype", "_device", "_version_counter", "_base", "_requires_grad", "_grad", "grad_fn",
                  "_autograd", "_conj", "__weakref__")
-
-    # `Tensor(...)` as a constructor is PyTorch's legacy API; keep it working for lists and sizes.
-    def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
-        from ._creation import legacy_constructor
-
-        return legacy_constructor(cls, *args, **kwargs)
 
     # -- metadata -------------------------------------------------------------------
     @property
@@ -92,11 +90,11 @@ class Tensor:
         if data.size == 0 and strides and not any(strides):
             # numpy gives a freshly allocated empty array all-zero strides; PyTorch reports the
             # row-major strides of its shape, each size counted as at least 1: (0, 2) -> (2, 1)
-            from ._core_ops.views import _contiguous_strides
-
-            strides = _contiguous_strides(data.shape)
+            strides = contiguous_strides(data.shape)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
 
+    # TABLES (the registry, a layer below) is imported inside the methods that read it: importing any
+    # flambeau.ops module runs flambeau/ops/__init__.py first, which imports the dispatcher above.
     def storage_offset(self) -> int:
         from .ops._registry import TABLES
 
@@ -117,9 +115,6 @@ class Tensor:
         (``flambeau.contiguous_format``, the default, is row-major; ``flambeau.channels_last``
         NHWC for 4-D tensors; ``flambeau.channels_last_3d`` NDHWC for 5-D ones)."""
         if memory_format is not None:
-            from ._api_shape import format_name
-            from ._layout import is_contiguous_as
-
             name = format_name(memory_format, "is_contiguous", default="contiguous_format")
             if name != "preserve_format":  # PyTorch reads preserve_format as row-major here
                 return is_contiguous_as(self._data.shape, self.stride(), name)
@@ -198,7 +193,7 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Set whether autograd records operations on this tensor (a leaf)."""
-        engine = _engine()
+        engine = autograd_engine
         if engine is None:
             if requires_grad:
                 raise RuntimeError(_AUTOGRAD_MISSING)
@@ -224,7 +219,7 @@ class Tensor:
     def backward(self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False,
                  inputs: Any = None) -> None:
         """Compute the gradient of this tensor with respect to graph leaves (needs flambeau-core-autograd)."""
-        engine = _engine()
+        engine = autograd_engine
         if engine is None:
             raise RuntimeError(_AUTOGRAD_MISSING)
         engine.backward(self, gradient, retain_graph, create_graph, inputs)
@@ -238,7 +233,7 @@ class Tensor:
         return out
 
     def detach_(self) -> "Tensor":
-        if self._base is not None and self._requires_grad and _engine() is not None:
+        if self._base is not None and self._requires_grad and autograd_engine is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self.grad_fn = None
         self._requires_grad = False
@@ -300,15 +295,6 @@ class Tensor:
         if dtype is not None:
             host = host.astype(dtype, copy=False)
         return host.copy() if copy else host
-
-    def __array_wrap__(self, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> "Tensor":
-        """numpy ufuncs on tensors give tensors (``np.sin(t)``); bool results become uint8, as in PyTorch."""
-        from ._creation import from_numpy
-
-        array = np.asarray(array)
-        if array.dtype == np.bool_:
-            array = array.astype(np.uint8)
-        return from_numpy(np.ascontiguousarray(array) if any(s < 0 for s in array.strides) else array)
 
     def _host(self) -> np.ndarray:
         """The values as a host numpy array (the conjugated values of a conjugated view)."""
@@ -391,20 +377,10 @@ class Tensor:
     # numpy defers to Tensor's reflected operators (``np.float64(2) * t`` is a Tensor, as in PyTorch).
     __array_priority__ = 1000
 
-    def __repr__(self) -> str:
-        from ._tensor_repr import tensor_repr
-
-        return tensor_repr(self)
-
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
-
-    def __reduce_ex__(self, protocol: int) -> Any:
-        from ._creation import _rebuild
-
-        return (_rebuild, (np.array(self._host()), self._dtype.name, str(self._device), self._requires_grad))
 
     def __deepcopy__(self, memo: dict) -> "Tensor":
         if not self.is_leaf:
@@ -419,12 +395,6 @@ class Tensor:
         return result
 
     # -- conversions ----------------------------------------------------------------
-    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
-        """Convert dtype and/or device: ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``."""
-        from ._conversion import tensor_to
-
-        return tensor_to(self, *args, **kwargs)
-
     def cpu(self) -> "Tensor":
         return self.to("cpu")
 
@@ -468,39 +438,26 @@ class Tensor:
     def cdouble(self) -> "Tensor":
         return self.to(_dtypes.complex128)
 
-    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
-        """With no argument, PyTorch's type string (``'flambeau.FloatTensor'``); else ``to(dtype)``."""
-        from ._conversion import tensor_type
-
-        return tensor_type(self, dtype)
-
     def type_as(self, other: "Tensor") -> "Tensor":
         return self.to(other._dtype)
 
-    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> "Tensor":
-        from ._creation import tensor
+#: Methods of Tensor that need a higher layer (creation, conversion, indexing, repr), by name with
+#: the module that defines them; ``flambeau._late_bindings.bind`` installs them before any plugin loads.
+LATE_METHODS = {
+    "__new__": "flambeau._creation.legacy_constructor (PyTorch's legacy constructor, Tensor(2, 3))",
+    "__array_wrap__": "flambeau._creation.array_wrap",
+    "__reduce_ex__": "flambeau._creation.tensor_reduce_ex",
+    "new_tensor": "flambeau._creation.new_tensor",
+    "to": "flambeau._conversion.tensor_to",
+    "type": "flambeau._conversion.tensor_type",
+    "__getitem__": "flambeau._indexing.getitem",
+    "__setitem__": "flambeau._indexing.setitem",
+    "__repr__": "flambeau._tensor_repr.tensor_repr",
+}
 
-        return tensor(data, dtype=dtype or self._dtype, device=device or self._device, requires_grad=requires_grad)
-
-    def __getitem__(self, index: Any) -> "Tensor":
-        return (_indexing or _import_indexing()).getitem(self, index)
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        (_indexing or _import_indexing()).setitem(self, index, value)
-
-
-#: flambeau._indexing once the first index has imported it (it imports this module, so it cannot
-#: be imported at the top; importing it inside __getitem__ cost a few hundred ns per ``t[i]``).
-_indexing: Any = None
-
-
-def _import_indexing() -> Any:
-    global _indexing
-    from . import _indexing as module
-
-    _indexing = module
-    return module
-
+#: The autograd engine, or None without flambeau-core-autograd: the dispatcher's
+#: ``set_autograd_engine`` fills it (with the dispatcher's own hot-path copy).
+autograd_engine: Any = None
 
 _new = object.__new__
 
@@ -523,12 +480,6 @@ def wrap(native: Any, dtype: _dtypes.dtype, device: _device) -> Tensor:
     t._autograd = None
     t._conj = False
     return t
-
-
-def _engine() -> Any:
-    from .ops._dispatch import _engine as engine
-
-    return engine
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -216,7 +216,7 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
 
 def tensor_repr(tensor: Any) -> str:
     """``repr(tensor)``: ``tensor(<values>, <suffixes>)`` with PyTorch's suffix rules."""
-    from .ops import get_default_device
+    from .ops._dispatch import get_default_device
 
     prefix = "tensor("
     indent = len(prefix)

@@ -381,6 +381,12 @@ def accumulator(leaf: Tensor) -> AccumulateGrad:
     return acc
 
 
+#: ``_graph.view_of_base``: a node's history replayed from its base needs the recorder, which stands
+#: above the nodes; bound by ``_plugin.Engine.install`` (core-autograd's one late binding), before
+#: anything records.
+view_of_base: Any = None
+
+
 def refresh_view(t: Tensor) -> None:
     """Give a view whose storage was written in place since its ``grad_fn`` was set (through its
     base or another view) the history "a strided view of the base as it is now"."""
@@ -390,8 +396,6 @@ def refresh_view(t: Tensor) -> None:
     base = diff_base(t)
     m.view_version = t._version_counter[0]
     if base is not None and base._requires_grad:
-        from ._graph import view_of_base
-
         view_of_base(base, t)
 
 

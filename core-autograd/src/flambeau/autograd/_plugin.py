@@ -32,8 +32,11 @@ class Engine(Recorder):
         backward(tensor, gradient, retain_graph, create_graph, inputs=inputs)
 
     def install(self) -> None:
+        """Bind what the lower modules need from above, then add the autograd methods to Tensor."""
+        from . import _graph, _node
         from ._tensor_api import install
 
+        _node.view_of_base = _graph.view_of_base  # refresh_view (in _node) replays a view's history
         install()
 
 

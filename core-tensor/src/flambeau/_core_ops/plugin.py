@@ -21,11 +21,13 @@ def flambeau_declare_ops():
 
 def _assign_tiers(decls: list) -> None:
     """Mark the core tier, and give every other op that has no composite its decomposition onto it."""
-    from . import decomp
     from ._core_tier import CORE_OPS
+    # The decompositions register themselves (``decomp.decomposition``) as their modules are imported.
+    from .decomp import (DECOMPOSITIONS, blas, factories, host, indexing, pointwise, random,  # noqa: F401
+                         reductions, shape)
 
     core = set(CORE_OPS)
-    decompositions = decomp.load()
+    decompositions = DECOMPOSITIONS
     for decl in decls:
         if decl.name in core:
             decl.tier = "core"

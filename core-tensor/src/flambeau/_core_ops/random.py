@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _dtypes
+from .._generator import Generator
 from .._tensor import Tensor
 from ..ops._decl import COMPUTE, FACTORY, OpDecl
 from ..ops.meta import broadcast_shapes, check_dtype_in, type_name
@@ -35,8 +36,6 @@ def check_generator(op: str, generator: Any, dev: Any) -> None:
     """``generator`` is None or a Generator on the device type the op runs on."""
     if generator is None:
         return
-    from .._api_random import Generator
-
     if not isinstance(generator, Generator):
         raise TypeError(f"{op}(): argument 'generator' must be flambeau.Generator, not {type(generator).__name__}")
     want = dev.type if hasattr(dev, "type") else "cpu"

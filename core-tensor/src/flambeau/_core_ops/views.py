@@ -5,10 +5,13 @@ import math
 import operator
 from typing import Any, Sequence
 
+from .._creation import clone
+from .._layout import contiguous_strides as _contiguous_strides
+from .._layout import format_name
 from .._tensor import Tensor
 from ..ops._decl import VIEW, OpDecl
 from ..ops._registry import FUNCTIONS
-from ..ops.meta import fmt_shape, wrap_dim, wrap_dims
+from ..ops.meta import expanded_shape, fmt_shape, wrap_dim, wrap_dims
 
 
 def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
@@ -59,14 +62,6 @@ def view_strides(old_shape: Sequence[int], old_strides: Sequence[int], new_shape
     if view_d != -1:
         return None
     return tuple(new_strides)
-
-
-def _contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
-    strides, acc = [], 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(strides))
 
 
 def _row_major(input: Tensor) -> bool:
@@ -143,37 +138,6 @@ def _permute_meta(input: Tensor, dims: Sequence[int]) -> None:
 def _t_meta(input: Tensor) -> None:
     if input._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
-
-
-def expanded_shape(input_shape: Sequence[int], size: Sequence[int], type_string: str = "flambeau.FloatTensor"
-                   ) -> tuple[int, ...]:
-    size = tuple(operator.index(s) for s in size)  # not int(): "2" and 2.5 are refused, as in PyTorch
-    if len(size) < len(input_shape):
-        raise RuntimeError(
-            f"expand({type_string}{{{fmt_shape(input_shape)}}}, size={fmt_shape(size)}): the number of sizes "
-            f"provided ({len(size)}) must be greater or equal to the number of dimensions in the tensor "
-            f"({len(input_shape)})"
-        )
-    offset = len(size) - len(input_shape)
-    out = []
-    for i, target in enumerate(size):
-        if i < offset:
-            if target < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
-                                   f"non-existing dimension {i}")
-            out.append(target)
-            continue
-        have = input_shape[i - offset]
-        if target == -1:
-            out.append(have)
-        elif have == target or have == 1:
-            out.append(target)
-        else:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({target}) must match the existing size ({have}) at non-singleton "
-                f"dimension {i}.  Target sizes: {fmt_shape(size)}.  Tensor sizes: {fmt_shape(input_shape)}"
-            )
-    return tuple(out)
 
 
 def _expand_meta(input: Tensor, size: Sequence[int]) -> None:
@@ -256,9 +220,6 @@ def _unbind(input: Tensor, dim: int = 0) -> tuple:
 
 
 def _contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    from .._api_shape import clone, format_name
-    from ..ops._registry import FUNCTIONS
-
     name = format_name(memory_format, "contiguous", default="contiguous_format")
     if name in ("contiguous_format", "preserve_format"):
         if input.is_contiguous():

@@ -21,6 +21,7 @@ from ..plugins._backend import CORE_API_VERSION
 from ._decl import COMPUTE, DYNAMIC, FACTORY, VIEW, OpDecl
 from ._dispatch import (enable_cpu_fallback, fallback_stats, get_default_device, is_strict, set_default_device,
                         set_strict)
+from . import _registry
 from ._registry import FUNCTIONS, GRADIENTS, OPS, TABLES
 
 __all__ = [
@@ -49,8 +50,7 @@ fn = _Functions()
 
 
 def _unknown_op_message(name: str) -> str:
-    from ..plugins._loader import plugin_records
-
+    plugin_records = _registry.LOADER.plugin_records
     msg = f"no op named {name!r} is declared by any installed flambeau package"
     failed = [f"{r.name} ({r.distribution} {r.version}): {r.reason}" for r in plugin_records if r.status == "failed"]
     if failed:

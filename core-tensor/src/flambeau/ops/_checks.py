@@ -129,17 +129,16 @@ def _describe(specs: list) -> str:
     return ", ".join(f"(shape {s}, dtype {d})" for s, d in specs)
 
 
-def wrap_kernels(backend: Any, kernels: dict[str, Callable[..., Any]],
-                 ops: dict[str, Any]) -> dict[str, Callable[..., Any]]:
-    """The kernels of ``backend`` wrapped with the checks above (views against the CPU's kernels)."""
+def wrap_kernels(backend: Any, kernels: dict[str, Callable[..., Any]], ops: dict[str, Any],
+                 tables: Any) -> dict[str, Callable[..., Any]]:
+    """The kernels of ``backend`` wrapped with the checks above (views against the CPU's kernels,
+    read from ``tables``, the registry's kernel tables)."""
     from ._decl import COMPUTE, FACTORY, VIEW
 
     reference_kernels: dict[str, Callable[..., Any]] = {}
     if backend.name != "cpu":
-        from ._registry import TABLES
-
         try:
-            reference_kernels = dict(TABLES["cpu"])
+            reference_kernels = dict(tables["cpu"])
         except Exception:  # noqa: BLE001 - no CPU backend installed: views are checked for dtype only
             reference_kernels = {}
     wrapped = {}

@@ -20,6 +20,8 @@ from types import CodeType, FunctionType
 from typing import Any, Callable
 
 from .. import _grad_mode
+from .._creation import scalar_tensor_like
+from .._tensor import Tensor
 from . import _dispatch
 from ._decl import (COMPUTE, DYNAMIC, FACTORY, OPTIONAL_TENSOR, OPTIONAL_TENSOR_LIST, TENSOR, TENSOR_LIST,
                     VIEW, OpDecl, tensor_kind)
@@ -159,14 +161,23 @@ def _render_key(decl: OpDecl, inplace: bool) -> tuple:
 _SOURCES: dict[tuple, str] = {}
 
 
+def number_first(op: OpDecl, fn: Callable[..., Any], first: Any, second: Any, *rest: Any, **kwargs: Any) -> Any:
+    """``fn(number, tensor, ...)`` for an op declared ``number_first``: the number becomes a 0-d tensor
+    on the tensor's device, of the dtype PyTorch gives a Python scalar against it (``torch.pow(2, t)``)."""
+    if type(first) in (bool, int, float, complex) and isinstance(second, Tensor):
+        true_division = op.name == "div" and kwargs.get("rounding_mode") is None
+        return fn(scalar_tensor_like(first, second, true_division), second, *rest, **kwargs)
+    raise _dispatch.type_error(op, op.param_names[0], first)
+
+
 def _shared_namespace() -> dict[str, Any]:
     """The globals every op function shares (copied into each op's own namespace)."""
     global _SHARED
     if _SHARED is None:
         _SHARED = {
-            "_T": _dispatch.tensor_class(),
+            "_T": Tensor,
             "_type_error": _dispatch.type_error,
-            "_number_first": _dispatch.number_first,
+            "_number_first": number_first,
             "_zero_dim_common": _dispatch.zero_dim_common,
             "_no_tensor_error": _dispatch.no_tensor_error,
             "_unify": _dispatch.unify_devices,

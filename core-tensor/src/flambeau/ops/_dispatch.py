@@ -13,12 +13,13 @@ from collections import Counter
 from typing import Any, Callable
 
 from .. import _dtypes
+from .. import _tensor as _tensor_module
 from .._device import device as _device_cls
 from .._grad_mode import STATE as _GRAD_STATE
 from .._grad_mode import check_inference_write as _check_inference_write
 from .._tensor import Tensor, wrap
 from ._decl import COMPUTE, FACTORY, VIEW, OpDecl
-from ._registry import OPS, TABLES
+from ._registry import OPS, TABLES, backend_distribution, check_dtype
 
 _CPU = _device_cls("cpu")  # devices are interned: this is the object every cpu tensor carries
 
@@ -26,17 +27,15 @@ _engine: Any = None  # the autograd engine's slot; filled by flambeau-core-autog
 
 
 def set_autograd_engine(engine: Any) -> None:
-    """Fill the recording slot (done once, at load, by the autograd package)."""
+    """Fill the recording slot (done once, at load, by the autograd package); the Tensor, a layer
+    below, reads its own copy (``requires_grad_``, ``backward``)."""
     global _engine
     _engine = engine
+    _tensor_module.autograd_engine = engine
 
 
 def autograd_engine() -> Any:
     return _engine
-
-
-def tensor_class() -> type:
-    return Tensor
 
 
 def kernel_entry(op: OpDecl, cache: dict, device_type: str) -> tuple:
@@ -482,8 +481,6 @@ def _without_kernel(op: OpDecl, dev: Any, args: tuple, out: Any, inplace: bool) 
 
 
 def missing_kernel_message(op: OpDecl, backend: Any) -> str:
-    from ..plugins._loader import backend_distribution
-
     dist = backend_distribution(backend.name)
     refused = TABLES[backend.name].refused.get(op.name)
     why = f" (its kernel was refused: {refused})" if refused else ""
@@ -554,17 +551,6 @@ def type_error(op: OpDecl, name: str, value: Any) -> TypeError:
     )
 
 
-def number_first(op: OpDecl, fn: Callable[..., Any], first: Any, second: Any, *rest: Any, **kwargs: Any) -> Any:
-    """``fn(number, tensor, ...)`` for an op declared ``number_first``: the number becomes a 0-d tensor
-    on the tensor's device, of the dtype PyTorch gives a Python scalar against it (``torch.pow(2, t)``)."""
-    if type(first) in (bool, int, float, complex) and isinstance(second, tensor_class()):
-        from .._methods import _scalar_tensor_like
-
-        true_division = op.name == "div" and kwargs.get("rounding_mode") is None
-        return fn(_scalar_tensor_like(first, second, true_division), second, *rest, **kwargs)
-    raise type_error(op, op.param_names[0], first)
-
-
 def zero_dim_common(first: Any, second: Any) -> tuple[Any, Any]:
     """``(first, second)`` with a 0-d one cast to the other's dtype when the other has dims and its
     dtype category (bool < integer < floating < complex) is no lower, as PyTorch casts operands to
@@ -618,6 +604,34 @@ def _moved(arg: Any, move: Callable[[Tensor], Tensor]) -> Any:
     return arg
 
 
+def to_device(tensor: Tensor, dev: _device_cls, non_blocking: bool = False) -> Tensor:
+    """A copy on another device: through the host unless both are the same backend.
+
+    ``non_blocking`` is passed to the target backend's ``copy_from_host_``, which may queue the
+    copy (a backend that cannot ignores it)."""
+    if tensor._conj:  # the copy holds the conjugated values
+        tensor = tensor.resolve_conj()
+    source = TABLES[tensor._device.type].backend
+    target_table = TABLES[dev.type]
+    target = target_table.backend
+    if source is target:
+        native = target_table.empty(tensor._data.shape, tensor._dtype, dev)
+        target.copy_(native, tensor._data)
+    else:
+        check_dtype(target, tensor._dtype)
+        host = source.to_numpy(tensor._data)
+        if non_blocking:
+            native = target_table.empty(host.shape, tensor._dtype, dev)
+            target.copy_from_host_(native, host, non_blocking=True)
+        else:
+            native = target.from_numpy(host, dev)
+    result = wrap(native, tensor._dtype, dev)
+    engine = _engine
+    if tensor._requires_grad and engine is not None:
+        engine.record_device_copy(tensor, result)
+    return result
+
+
 def cross_device(op: OpDecl, call: Callable[..., Any], args: tuple, out: Any, inplace: bool) -> Any:
     """An op whose tensor inputs are on more than one device (its generated function sends it here).
 
@@ -626,8 +640,6 @@ def cross_device(op: OpDecl, call: Callable[..., Any], args: tuple, out: Any, in
     unless it is the tensor written in place; anything else raises PyTorch's error, naming the
     first two devices found. The op then runs again on the moved inputs.
     """
-    from .._conversion import to_device
-
     tensors = _tensors_in(args)
     if op.name == "copy" and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
         target = args[0]._device

@@ -23,6 +23,21 @@ GRADIENT_PROVIDERS: dict[str, str] = {}
 #: The generated public function of every op (and of every in-place form), by name.
 FUNCTIONS: dict[str, Callable[..., Any]] = {}
 
+#: The plugin loader (``flambeau.plugins._loader``: ``load_backend``, ``backend_distribution``,
+#: ``backend_records``, ``plugin_records``). It stands above the registry, since loading a backend runs plugin code
+#: that uses the whole core; ``flambeau._late_bindings`` binds it before any plugin loads.
+LOADER: Any = None
+
+
+def backend_distribution(device_type: str) -> str:
+    """The distribution (and version) that provides, or would provide, a device type, for messages."""
+    return LOADER.backend_distribution(device_type)
+
+
+def backend_records() -> dict[str, Any]:
+    """The plugin records of the discovered backends, by device type (loaded or not)."""
+    return LOADER.backend_records
+
 
 class KernelTable(dict):
     """One backend's ops: op name -> kernel. Frozen once built (no writes after load).
@@ -53,8 +68,6 @@ def _declares_all_dtypes(backend: Any) -> bool:
 
 def unsupported_dtype_error(backend: Any, dtype: Any) -> TypeError:
     """The error for a tensor of ``dtype`` on a backend that does not declare it."""
-    from ..plugins._loader import backend_distribution
-
     declared = ", ".join(sorted(d.name for d in backend.dtypes))
     return TypeError(f"the '{backend.name}' backend ({backend_distribution(backend.name)}) does not support "
                      f"{dtype}: a tensor of that dtype cannot be created on or moved to it (it supports: {declared})")
@@ -81,9 +94,7 @@ class _Tables(dict):
     """device type -> KernelTable; a missing type loads its backend (the lazy-loading point)."""
 
     def __missing__(self, device_type: str) -> KernelTable:
-        from ..plugins._loader import load_backend
-
-        table = load_backend(device_type)
+        table = LOADER.load_backend(device_type)
         dict.__setitem__(self, device_type, table)
         return table
 
@@ -171,7 +182,7 @@ def build_table(backend: Any, own_kernels: dict[str, Callable[..., Any]], distri
     from . import _checks
 
     if _checks.enabled():  # FLAMBEAU_CHECK_KERNELS: checking wrappers, read once here (none otherwise)
-        accepted = _checks.wrap_kernels(backend, accepted, OPS)
+        accepted = _checks.wrap_kernels(backend, accepted, OPS, TABLES)
         table = KernelTable(backend, accepted)
         table.empty = _checks.checked_allocator(backend, table.empty)
         _checks.check_declared_dtypes(backend, _device_for(backend))

@@ -4,6 +4,7 @@ Public so that other packages' meta functions give the same errors as core-tenso
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Iterable, Sequence
 
 from .. import _dtypes
@@ -259,3 +260,35 @@ def wrapped_int(value: int, d: dtype) -> int:
     if d.is_signed and value >> (bits - 1):
         value -= 1 << bits
     return value
+
+
+def expanded_shape(input_shape: Sequence[int], size: Sequence[int], type_string: str = "flambeau.FloatTensor"
+                   ) -> tuple[int, ...]:
+    """The shape ``expand(size)`` gives a tensor of ``input_shape`` (``-1`` keeps a size), or PyTorch's error."""
+    size = tuple(operator.index(s) for s in size)  # not int(): "2" and 2.5 are refused, as in PyTorch
+    if len(size) < len(input_shape):
+        raise RuntimeError(
+            f"expand({type_string}{{{fmt_shape(input_shape)}}}, size={fmt_shape(size)}): the number of sizes "
+            f"provided ({len(size)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({len(input_shape)})"
+        )
+    offset = len(size) - len(input_shape)
+    out = []
+    for i, target in enumerate(size):
+        if i < offset:
+            if target < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+            out.append(target)
+            continue
+        have = input_shape[i - offset]
+        if target == -1:
+            out.append(have)
+        elif have == target or have == 1:
+            out.append(target)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target}) must match the existing size ({have}) at non-singleton "
+                f"dimension {i}.  Target sizes: {fmt_shape(size)}.  Tensor sizes: {fmt_shape(input_shape)}"
+            )
+    return tuple(out)

@@ -10,22 +10,12 @@ from __future__ import annotations
 from ._backend import CORE_API_VERSION, Backend
 from ._discovery import BACKEND_GROUP, PLUGIN_GROUP, PluginRecord, PluginWarning
 from ._hookspecs import FlambeauSpec, hookimpl, hookspec
-from ._loader import BackendUnavailable, choose_backend, load, loaded_backend
 
-
-def plugins() -> list[PluginRecord]:
-    """What is known of every ``flambeau`` plugin: distribution, status, ops, failure."""
-    from ._loader import plugin_records
-
-    return list(plugin_records)
-
-
-def backends() -> list[PluginRecord]:
-    """What is known of every installed backend (loaded or not)."""
-    from ._loader import all_backend_records
-
-    return list(all_backend_records)
-
+# This package is imported low in core-tensor's layers (the op registry's modules sit beside it),
+# while its loader stands at the top (it runs plugins that use the whole core). So the loader's
+# public names, listed here, are bound onto this module by flambeau._late_bindings at `import
+# flambeau`, before any plugin loads.
+_LOADER_NAMES = ("BackendUnavailable", "choose_backend", "load", "loaded_backend", "plugins", "backends")
 
 __all__ = ["Backend", "CORE_API_VERSION", "FlambeauSpec", "hookimpl", "hookspec", "PluginRecord", "PluginWarning",
            "BackendUnavailable", "load", "PLUGIN_GROUP", "BACKEND_GROUP", "plugins", "backends", "loaded_backend",

@@ -495,3 +495,14 @@ def loaded_backend(device_type: str) -> Backend:
     """The backend object for a device type, loading it if needed."""
     return _dispatch.TABLES[device_type].backend
 
+
+# -- public through flambeau.plugins (bound there by flambeau._late_bindings) -----------------
+
+def plugins() -> list[_discovery.PluginRecord]:
+    """What is known of every ``flambeau`` plugin: distribution, status, ops, failure."""
+    return list(plugin_records)
+
+
+def backends() -> list[_discovery.PluginRecord]:
+    """What is known of every installed backend (loaded or not)."""
+    return list(all_backend_records)

@@ -62,10 +62,3 @@ def _cast(result: Any, dt: Any) -> Any:
     if getattr(result, "_dtype", dt) is not dt:
         return result.to(dt)
     return result
-
-
-def load() -> dict[str, tuple[Callable[..., Any], tuple[str, ...], bool]]:
-    """Every decomposition, its modules imported."""
-    from . import blas, factories, host, indexing, pointwise, random, reductions, shape  # noqa: F401 - they register
-
-    return DECOMPOSITIONS

@@ -41,7 +41,7 @@ def _imag(x: Tensor) -> Tensor:
 def _clone(x: Tensor, memory_format: Any = None) -> Tensor:
     """A copy laid out as the op's kernels lay it out: row-major unless ``memory_format`` says
     otherwise (``Tensor.clone`` keeps strides by asking for ``preserve_format``)."""
-    from ..._api_shape import format_name
+    from ..._layout import format_name
     from ..._creation import empty, empty_like
 
     name = "contiguous_format" if memory_format is None else format_name(memory_format, "clone")
