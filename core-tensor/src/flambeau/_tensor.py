@@ -34,6 +34,11 @@ class Tensor:
     __slots__ = ("_data", "_dtype", "_device", "_version_counter", "_base", "_requires_grad", "_grad", "grad_fn",
                  "_autograd", "_conj", "__weakref__")
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for hook in SUBCLASS_HOOKS:  # flambeau.multiprocessing registers its pickling reducers here
+            hook(cls)
+
     # `Tensor(...)` as a constructor is PyTorch's legacy API; keep it working for lists and sizes.
     def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
         from ._creation import legacy_constructor
@@ -406,6 +411,26 @@ class Tensor:
 
         return (_rebuild, (np.array(self._host()), self._dtype.name, str(self._device), self._requires_grad))
 
+    # -- shared memory (flambeau.multiprocessing) --------------------------------------
+    def share_memory_(self) -> "Tensor":
+        """Move the storage to shared memory, in place; a no-op if it is there already.
+
+        Tensors in shared memory cross :mod:`flambeau.multiprocessing` queues and pipes without a
+        copy, and writes in one process are seen by the others. Only CPU tensors can be shared.
+        Views taken before the call keep the old memory: share a tensor first, then take views.
+        """
+        from .multiprocessing import _sharing
+
+        return _sharing.share_(self)
+
+    def is_shared(self) -> bool:
+        """Whether the storage lives in shared memory (see :meth:`share_memory_`)."""
+        if self._device.type != "cpu":
+            return False
+        from .multiprocessing import _sharing
+
+        return _sharing.is_shared(self)
+
     def __deepcopy__(self, memo: dict) -> "Tensor":
         if not self.is_leaf:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
@@ -503,6 +528,9 @@ def _import_indexing() -> Any:
 
 
 _new = object.__new__
+
+#: Called with every subclass of Tensor as it is defined (flambeau.multiprocessing's reducers).
+SUBCLASS_HOOKS: list = []
 
 
 def wrap(native: Any, dtype: _dtypes.dtype, device: _device) -> Tensor:
