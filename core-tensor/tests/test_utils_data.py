@@ -547,3 +547,34 @@ def test_distributed_sampler_errors(monkeypatch):
     fake.is_initialized = lambda: True
     sampler = DistributedSampler(range(7))
     assert (sampler.num_replicas, sampler.rank, len(sampler)) == (3, 2, 3)
+
+
+# -- worker batches in shared memory ---------------------------------------------------------------
+@pytest.mark.parametrize("strategy", ["file_descriptor", "file_system"])
+def test_worker_batches_arrive_in_shared_memory(strategy):
+    import gc
+
+    import flambeau.multiprocessing as mp
+
+    mine = f"flambeau_{os.getpid()}_"
+    mp.set_sharing_strategy(strategy)
+    try:
+        ds = TensorDataset(fb.arange(24.0).reshape(12, 2), fb.arange(12))
+        batches = list(DataLoader(ds, batch_size=5, num_workers=2, collate_fn=lambda b: default_collate(b)))
+        # mapped from the workers' shared memory, not copied through the queue's pipe
+        assert all(x.is_shared() and y.is_shared() for x, y in batches)
+        assert [y.tolist() for _, y in batches] == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11]]
+        assert batches[2][0].tolist() == [[20.0, 21.0], [22.0, 23.0]]
+        batches[0][0].add_(1)  # the memory is the main process's to use now that the worker is gone
+        assert batches[0][0][0].tolist() == [1.0, 2.0]
+    finally:
+        mp.set_sharing_strategy("file_descriptor")
+    del batches
+    gc.collect()
+    leftover = [n for n in os.listdir("/dev/shm") if n.startswith("flambeau_")
+                and not n.startswith(mine) and int(n.split("_")[1]) not in _live_pids()]
+    assert leftover == []
+
+
+def _live_pids() -> set[int]:
+    return {int(p) for p in os.listdir("/proc") if p.isdigit()}

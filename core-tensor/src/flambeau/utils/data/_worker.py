@@ -163,9 +163,15 @@ def _seed_worker(seed: int, base_seed: int, worker_id: int) -> None:
 
 def _pickled(data: Any, where: str) -> bytes:
     # Pickled here rather than in the queue's feeder thread, which would only print the error of an
-    # unpicklable batch and leave the main process waiting for it.
+    # unpicklable batch and leave the main process waiting for it. flambeau.multiprocessing's pickler
+    # moves the batch's tensors to shared memory and sends handles: the main process maps the
+    # same memory instead of receiving a copy through the queue's pipe.
+    from multiprocessing.reduction import ForkingPickler
+
+    import flambeau.multiprocessing  # noqa: F401 (registers the tensor reducers)
+
     try:
-        return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+        return bytes(ForkingPickler.dumps(data, pickle.HIGHEST_PROTOCOL))
     except Exception:
         return pickle.dumps(ExceptionWrapper(where=where), protocol=pickle.HIGHEST_PROTOCOL)
 
