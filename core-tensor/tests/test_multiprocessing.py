@@ -296,6 +296,35 @@ def test_file_system_segments_are_unlinked_when_the_last_holder_drops_them():
     assert name not in _shm_files()
 
 
+def _make_and_send(conn):
+    conn.send(fb.arange(4.0))  # a segment created in the child, which then exits
+    conn.recv()
+
+
+def test_file_system_segments_outlive_the_child_that_made_them():
+    # The child shares the parent's resource tracker: had it started its own, that tracker would
+    # unlink the segment when the child exits, while the parent still uses it. (A pipe, not a
+    # queue: a queue's semaphores would start the tracker in the parent anyway.)
+    import time
+
+    mp.set_sharing_strategy("file_system")
+    ctx = _fork()
+    parent, child = ctx.Pipe()
+    p = ctx.Process(target=_make_and_send, args=(child,), daemon=True)
+    p.start()
+    assert parent.poll(TIMEOUT)
+    t = parent.recv()
+    parent.send(None)
+    p.join(TIMEOUT)
+    assert p.exitcode == 0
+    name = _segments.segment_of(t._data).name
+    time.sleep(2.0)  # what a tracker of the child's own would do, it does as soon as the child is gone
+    assert os.path.exists(f"/dev/shm/{name}") and t.tolist() == [0.0, 1.0, 2.0, 3.0]
+    del t
+    gc.collect()
+    assert not os.path.exists(f"/dev/shm/{name}")
+
+
 def test_file_descriptor_segments_close_their_descriptor():
     def fds() -> int:
         return len(os.listdir("/proc/self/fd"))

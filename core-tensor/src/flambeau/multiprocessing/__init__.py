@@ -42,6 +42,12 @@ def set_sharing_strategy(new_strategy: str) -> None:
     if new_strategy not in _segments.ALL_STRATEGIES:
         raise AssertionError(f"unknown sharing strategy {new_strategy!r}; expected one of "
                              f"{sorted(_segments.ALL_STRATEGIES)}")
+    if new_strategy == "file_system":
+        # Start multiprocessing's resource tracker now, so that processes forked from here share it:
+        # a child that started its own would unlink, when it exits, segments others still use.
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
     _segments.STRATEGY[0] = new_strategy
 
 
