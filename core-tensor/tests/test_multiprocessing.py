@@ -365,6 +365,25 @@ def test_start_processes_reports_the_first_failure():
     assert exited.value.exit_code == 3 and exited.value.error_index == 1
 
 
+def _killed_while_other_hangs(i):
+    import signal
+    import time
+
+    if i == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(600)  # rank 0 would hang: the failure of rank 1 must stop it
+
+
+def test_a_killed_process_stops_the_others():
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(mp.ProcessExitedException, match="process 1 terminated with signal SIGKILL") as info:
+        mp.start_processes(_killed_while_other_hangs, nprocs=2, start_method="fork")
+    assert info.value.signal_name == "SIGKILL" and info.value.exit_code == -9 and info.value.error_index == 1
+    assert time.monotonic() - start < TIMEOUT
+
+
 def test_start_processes_without_join_returns_the_context():
     t = fb.zeros(3).share_memory_()
     context = mp.start_processes(_write_rank, args=(t,), nprocs=3, join=False, start_method="fork")

@@ -9,6 +9,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 import traceback
 import warnings
 from typing import Any, Callable
@@ -80,12 +81,13 @@ class ProcessContext:
         """The process ids, by index."""
         return [int(p.pid) for p in self.processes]
 
-    def join(self, timeout: float | None = None) -> bool:
+    def join(self, timeout: float | None = None, grace_period: float | None = None) -> bool:
         """Wait up to ``timeout`` seconds (forever if None) for one process to end.
 
         Returns True when all processes ended successfully, False while some still run. When one
-        fails, the others are terminated and :class:`ProcessRaisedException` (it raised) or
-        :class:`ProcessExitedException` (it exited with a non-zero code or a signal) is raised.
+        fails, the others are sent SIGTERM (and SIGKILL after ``grace_period`` seconds, default 5)
+        and :class:`ProcessRaisedException` (it raised) or :class:`ProcessExitedException` (it
+        exited with a non-zero code or a signal) is raised.
         """
         if not self.sentinels:
             return True
@@ -105,8 +107,9 @@ class ProcessContext:
         for process in self.processes:
             if process.is_alive():
                 process.terminate()
+        deadline = time.monotonic() + (5.0 if grace_period is None else grace_period)
         for process in self.processes:
-            process.join(timeout=5.0)
+            process.join(timeout=max(deadline - time.monotonic(), 0.0))
             if process.is_alive():
                 process.kill()
                 process.join()

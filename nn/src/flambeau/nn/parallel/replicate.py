@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-
 from ..modules.module import Module
 from ._devices import device_of
 
