@@ -225,6 +225,26 @@ def test_device_tensors_are_refused_with_a_clear_error():
         ForkingPickler.dumps(_meta_zeros(2))
 
 
+def test_a_batch_travels_in_one_segment_each_storage_its_own(strategy):
+    import pickle
+
+    from flambeau.multiprocessing import reductions
+
+    a = fb.tensor(np.arange(10.0))
+    b = fb.tensor([1, 2, 3], dtype=fb.int8)
+    batch = {"a": a, "parts": [b, a.as_strided((2, 2), (4, 2), 3)]}
+    payload = reductions.dumps(batch)
+    assert _segments.segment_of(a._data) is _segments.segment_of(b._data) is not None  # one segment
+    assert (a.storage_offset(), a._storage_numel(), b._storage_numel()) == (0, 10, 3)
+    back = pickle.loads(payload)  # (received in this same process: the handle is opened once)
+    view = back["parts"][1]
+    assert back["a"].tolist() == list(range(10)) and back["parts"][0].tolist() == [1, 2, 3]
+    assert view.tolist() == [[3.0, 5.0], [7.0, 9.0]] and view.storage_offset() == 3 and view.stride() == (4, 2)
+    assert back["a"]._storage_numel() == 10 and back["parts"][0].dtype == fb.int8
+    view[1, 1] = -1
+    assert back["a"][9].item() == -1 and a[9].item() == -1
+
+
 def _echo(q_in, q_out):
     while (item := q_in.get(timeout=TIMEOUT)) is not None:
         q_out.put(item)

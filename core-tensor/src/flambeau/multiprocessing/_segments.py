@@ -66,9 +66,11 @@ class Segment(mmap.mmap):
     data_offset: int
     key: Any
 
-    def array(self) -> np.ndarray:
-        """The segment's data as a 1-D uint8 array (its ``base`` is this segment)."""
-        return np.frombuffer(self, dtype=np.uint8, count=self.nbytes, offset=self.data_offset)
+    def array(self, start: int = 0, count: int | None = None) -> np.ndarray:
+        """``count`` bytes of the segment's data from ``start`` (all of it by default) as a 1-D uint8
+        array whose ``base`` is (a memoryview of) this segment: a storage root of its own."""
+        count = self.nbytes - start if count is None else count
+        return np.frombuffer(self, dtype=np.uint8, count=count, offset=self.data_offset + start)
 
     def __del__(self) -> None:
         # Runs when the last array over the segment is gone (numpy holds the mmap, not a copy).

@@ -165,13 +165,11 @@ def _pickled(data: Any, where: str) -> bytes:
     # Pickled here rather than in the queue's feeder thread, which would only print the error of an
     # unpicklable batch and leave the main process waiting for it. flambeau.multiprocessing's pickler
     # moves the batch's tensors to shared memory and sends handles: the main process maps the
-    # same memory instead of receiving a copy through the queue's pipe.
-    from multiprocessing.reduction import ForkingPickler
-
-    import flambeau.multiprocessing  # noqa: F401 (registers the tensor reducers)
+    # same memory instead of receiving a copy through the queue's pipe (one segment per batch).
+    from flambeau.multiprocessing import reductions
 
     try:
-        return bytes(ForkingPickler.dumps(data, pickle.HIGHEST_PROTOCOL))
+        return reductions.dumps(data)
     except Exception:
         return pickle.dumps(ExceptionWrapper(where=where), protocol=pickle.HIGHEST_PROTOCOL)
 
