@@ -551,11 +551,13 @@ def test_distributed_sampler_errors(monkeypatch):
 
 # -- worker batches in shared memory ---------------------------------------------------------------
 @pytest.mark.parametrize("strategy", ["file_descriptor", "file_system"])
-def test_worker_batches_arrive_in_shared_memory(strategy):
+def test_worker_batches_arrive_in_shared_memory(strategy, monkeypatch):
     import gc
 
     import flambeau.multiprocessing as mp
+    from flambeau.utils.data import _worker
 
+    monkeypatch.setattr(_worker, "SHARE_MIN_BYTES", 0)  # (the workers are forked: they see it)
     mine = f"flambeau_{os.getpid()}_"
     mp.set_sharing_strategy(strategy)
     try:
@@ -578,3 +580,14 @@ def test_worker_batches_arrive_in_shared_memory(strategy):
 
 def _live_pids() -> set[int]:
     return {int(p) for p in os.listdir("/proc") if p.isdigit()}
+
+
+def test_small_worker_batches_are_copied_large_ones_shared():
+    from flambeau.utils.data import _worker
+
+    small = TensorDataset(fb.zeros(8, 2))
+    assert not any(b[0].is_shared() for b in DataLoader(small, batch_size=4, num_workers=1))
+    rows = _worker.SHARE_MIN_BYTES // (4 * 64) + 1  # float32 rows of 64: just over the threshold
+    large = TensorDataset(fb.ones(rows, 64))
+    (batch,) = DataLoader(large, batch_size=rows, num_workers=1)
+    assert batch[0].is_shared() and batch[0].shape == (rows, 64) and batch[0].sum().item() == rows * 64
