@@ -460,3 +460,134 @@ def test_tensor_dataset_batches_equal_collated_samples(n, bs, seed):
         assert type(a) is type(b) is list
         for x, y in zip(a, b):
             assert x.dtype == y.dtype and x.tolist() == y.tolist()
+
+
+# -- DistributedSampler -------------------------------------------------------------------------
+def _shares(n, replicas, **kw):
+    from flambeau.utils.data import DistributedSampler
+
+    samplers = [DistributedSampler(list(range(n)), num_replicas=replicas, rank=r, **kw) for r in range(replicas)]
+    return samplers, [list(s) for s in samplers]
+
+
+@given(n=st.integers(0, 40), replicas=st.integers(1, 7), drop_last=st.booleans(), shuffle=st.booleans(),
+       seed=st.integers(0, 2**31), epoch=st.integers(0, 5))
+@settings(max_examples=60, deadline=None)
+def test_distributed_sampler_padding_dropping_and_shared_permutation(n, replicas, drop_last, shuffle, seed, epoch):
+    samplers, shares = _shares(n, replicas, drop_last=drop_last, shuffle=shuffle, seed=seed)
+    for s in samplers:
+        s.set_epoch(epoch)
+    shares = [list(s) for s in samplers]
+    # PyTorch's arithmetic: every rank gets ceil(n / replicas) samples, or floor with drop_last.
+    per_rank = n // replicas if drop_last else -(-n // replicas)
+    assert [len(s) for s in samplers] == [per_rank] * replicas
+    assert [len(share) for share in shares] == [per_rank] * replicas
+    # Interleaving the shares gives the epoch's order: one permutation (seed + epoch) on every rank,
+    # padded by repeating its head, or cut to a multiple of replicas.
+    order = [shares[k % replicas][k // replicas] for k in range(per_rank * replicas)]
+    base = (fb.randperm(n, generator=fb.Generator().manual_seed(seed + epoch)).tolist() if shuffle
+            else list(range(n)))
+    expected = (base * (per_rank * replicas // max(n, 1) + 1))[: per_rank * replicas]
+    assert order == expected
+    if drop_last:
+        assert len(set(order)) == len(order)  # disjoint shares
+    elif n:
+        assert set(order) == set(range(n))  # nothing left out
+
+
+def test_distributed_sampler_known_values_and_epochs():
+    _, shares = _shares(10, 4, shuffle=False)
+    assert shares == [[0, 4, 8], [1, 5, 9], [2, 6, 0], [3, 7, 1]]
+    _, shares = _shares(2, 5, shuffle=False)  # more padding than data: the data repeats
+    assert shares == [[0], [1], [0], [1], [0]]
+    _, shares = _shares(10, 4, shuffle=False, drop_last=True)
+    assert shares == [[0, 4], [1, 5], [2, 6], [3, 7]]
+    samplers, first = _shares(50, 2, seed=3)
+    assert [list(s) for s in samplers] == first  # the same epoch gives the same order
+    for s in samplers:
+        s.set_epoch(1)
+    assert [list(s) for s in samplers] != first and samplers[0].epoch == 1
+    other, _ = _shares(50, 2, seed=4)
+    assert list(other[0]) != first[0]
+
+
+def test_distributed_sampler_with_a_dataloader():
+    from flambeau.utils.data import DistributedSampler
+    from flambeau.utils.data.distributed import DistributedSampler as same
+
+    assert DistributedSampler is same
+    ds = TensorDataset(fb.arange(10))
+    sampler = DistributedSampler(ds, num_replicas=3, rank=1, shuffle=False)
+    assert [b[0].tolist() for b in DataLoader(ds, batch_size=2, sampler=sampler)] == [[1, 4], [7, 0]]
+
+
+def test_distributed_sampler_errors(monkeypatch):
+    import sys
+    import types
+
+    from flambeau.utils.data import DistributedSampler
+
+    with pytest.raises(ValueError, match=r"Invalid rank 2, rank should be in the interval \[0, 1\]"):
+        DistributedSampler(range(4), num_replicas=2, rank=2)
+    with pytest.raises(ValueError, match=r"Invalid rank -1"):
+        DistributedSampler(range(4), num_replicas=2, rank=-1)
+    with pytest.raises(ValueError, match="num_replicas should be a positive integer"):
+        DistributedSampler(range(4), num_replicas=0, rank=0)
+    with pytest.raises(TypeError, match="rank should be an integer"):
+        DistributedSampler(range(4), num_replicas=2, rank=0.5)
+    # Without num_replicas/rank it asks flambeau.distributed: missing, not initialised, initialised.
+    monkeypatch.setitem(sys.modules, "flambeau.distributed", None)
+    with pytest.raises(RuntimeError, match="install flambeau-distributed"):
+        DistributedSampler(range(4))
+    fake = types.SimpleNamespace(is_available=lambda: True, is_initialized=lambda: False, get_world_size=lambda: 3,
+                                 get_rank=lambda: 2)
+    monkeypatch.setitem(sys.modules, "flambeau.distributed", fake)
+    with pytest.raises(RuntimeError, match="Default process group has not been initialized"):
+        DistributedSampler(range(4), rank=0)
+    fake.is_initialized = lambda: True
+    sampler = DistributedSampler(range(7))
+    assert (sampler.num_replicas, sampler.rank, len(sampler)) == (3, 2, 3)
+
+
+# -- worker batches in shared memory ---------------------------------------------------------------
+@pytest.mark.parametrize("strategy", ["file_descriptor", "file_system"])
+def test_worker_batches_arrive_in_shared_memory(strategy, monkeypatch):
+    import gc
+
+    import flambeau.multiprocessing as mp
+    from flambeau.utils.data import _worker
+
+    monkeypatch.setattr(_worker, "SHARE_MIN_BYTES", 0)  # (the workers are forked: they see it)
+    mine = f"flambeau_{os.getpid()}_"
+    mp.set_sharing_strategy(strategy)
+    try:
+        ds = TensorDataset(fb.arange(24.0).reshape(12, 2), fb.arange(12))
+        batches = list(DataLoader(ds, batch_size=5, num_workers=2, collate_fn=lambda b: default_collate(b)))
+        # mapped from the workers' shared memory, not copied through the queue's pipe
+        assert all(x.is_shared() and y.is_shared() for x, y in batches)
+        assert [y.tolist() for _, y in batches] == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11]]
+        assert batches[2][0].tolist() == [[20.0, 21.0], [22.0, 23.0]]
+        batches[0][0].add_(1)  # the memory is the main process's to use now that the worker is gone
+        assert batches[0][0][0].tolist() == [1.0, 2.0]
+    finally:
+        mp.set_sharing_strategy("file_descriptor")
+    del batches
+    gc.collect()
+    leftover = [n for n in os.listdir("/dev/shm") if n.startswith("flambeau_")
+                and not n.startswith(mine) and int(n.split("_")[1]) not in _live_pids()]
+    assert leftover == []
+
+
+def _live_pids() -> set[int]:
+    return {int(p) for p in os.listdir("/proc") if p.isdigit()}
+
+
+def test_small_worker_batches_are_copied_large_ones_shared():
+    from flambeau.utils.data import _worker
+
+    small = TensorDataset(fb.zeros(8, 2))
+    assert not any(b[0].is_shared() for b in DataLoader(small, batch_size=4, num_workers=1))
+    rows = _worker.SHARE_MIN_BYTES // (4 * 64) + 1  # float32 rows of 64: just over the threshold
+    large = TensorDataset(fb.ones(rows, 64))
+    (batch,) = DataLoader(large, batch_size=rows, num_workers=1)
+    assert batch[0].is_shared() and batch[0].shape == (rows, 64) and batch[0].sum().item() == rows * 64

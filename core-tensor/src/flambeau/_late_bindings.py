@@ -13,7 +13,8 @@ by assignment, so that the lower modules never import upward:
    - ``flambeau.plugins``' loader functions (``plugins._LOADER_NAMES``): the package is imported
      low down, beside the registry, but its loader runs plugins;
    - the Tensor's methods that need the dispatcher layer (``_tensor.LATE_METHODS``): construction
-     from data, ``repr``, ``to``/``type``, indexing, pickling, numpy's ``__array_wrap__``.
+     from data, ``repr``, ``to``/``type``, indexing, pickling, numpy's ``__array_wrap__``; and the
+     shared-memory methods, whose :mod:`flambeau.multiprocessing` loads on their first call.
 
 2. :func:`install`, once the plugins have loaded and the op functions exist: the Tensor's
    methods and operators and the ``flambeau`` functions made from them (``_methods`` and the
@@ -32,7 +33,28 @@ from ._tensor import Tensor
 from .ops import _registry
 from .plugins import _loader
 
-#: Tensor methods defined in the dispatcher layer, by name (``_tensor.LATE_METHODS`` says where).
+def share_memory_(self: Tensor) -> Tensor:
+    """Move the storage to shared memory, in place; a no-op if it is there already.
+
+    Tensors in shared memory cross :mod:`flambeau.multiprocessing` queues and pipes without a
+    copy, and writes in one process are seen by the others. Only CPU tensors can be shared.
+    Views taken before the call keep the old memory: share a tensor first, then take views.
+    """
+    from .multiprocessing import _sharing  # on first use: `import flambeau` never loads it
+
+    return _sharing.share_(self)
+
+
+def is_shared(self: Tensor) -> bool:
+    """Whether the storage lives in shared memory (see :meth:`share_memory_`)."""
+    if self._device.type != "cpu":
+        return False
+    from .multiprocessing import _sharing
+
+    return _sharing.is_shared(self)
+
+
+#: Tensor methods defined in the dispatcher layer or above, by name (``_tensor.LATE_METHODS`` says where).
 _TENSOR_METHODS = {
     "__new__": staticmethod(_creation.legacy_constructor),
     "__array_wrap__": _creation.array_wrap,
@@ -43,6 +65,8 @@ _TENSOR_METHODS = {
     "__getitem__": _indexing.getitem,
     "__setitem__": _indexing.setitem,
     "__repr__": _tensor_repr.tensor_repr,
+    "share_memory_": share_memory_,
+    "is_shared": is_shared,
 }
 
 

@@ -38,6 +38,11 @@ class Tensor:
     __slots__ = ("_data", "_dtype", "_device", "_version_counter", "_base", "_requires_grad", "_grad", "grad_fn",
                  "_autograd", "_conj", "__weakref__")
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for hook in SUBCLASS_HOOKS:  # flambeau.multiprocessing registers its pickling reducers here
+            hook(cls)
+
     # -- metadata -------------------------------------------------------------------
     @property
     def shape(self) -> Size:
@@ -453,6 +458,8 @@ LATE_METHODS = {
     "__getitem__": "flambeau._indexing.getitem",
     "__setitem__": "flambeau._indexing.setitem",
     "__repr__": "flambeau._tensor_repr.tensor_repr",
+    "share_memory_": "flambeau._late_bindings.share_memory_",
+    "is_shared": "flambeau._late_bindings.is_shared",
 }
 
 #: The autograd engine, or None without flambeau-core-autograd: the dispatcher's
@@ -460,6 +467,9 @@ LATE_METHODS = {
 autograd_engine: Any = None
 
 _new = object.__new__
+
+#: Called with every subclass of Tensor as it is defined (flambeau.multiprocessing's reducers).
+SUBCLASS_HOOKS: list = []
 
 
 def wrap(native: Any, dtype: _dtypes.dtype, device: _device) -> Tensor:

@@ -32,6 +32,9 @@ def _public() -> dict[str, Any]:
     for name in ("Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"):
         names[name] = getattr(parameter, name)
     names.update(functional=functional, init=init, parameter=parameter, utils=utils, modules=modules)
+    from .parallel import DataParallel  # torch.nn.DataParallel
+
+    names["DataParallel"] = DataParallel
     return names
 
 

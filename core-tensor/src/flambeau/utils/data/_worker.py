@@ -161,10 +161,35 @@ def _seed_worker(seed: int, base_seed: int, worker_id: int) -> None:
     np.random.seed(np.random.SeedSequence([worker_id, base_seed]).generate_state(4))
 
 
+#: A batch with at least this many bytes of tensor data travels through shared memory; a smaller
+#: one is copied through the result queue's pipe, which costs less than making, passing and
+#: mapping a segment (measured on 2 loaded cores: a 400 KB batch took 2.6x longer through shared
+#: memory, a 1 MB one 2.7x less; docs/performance.md). The main process owns a batch either way.
+SHARE_MIN_BYTES = 1 << 19
+
+
+def _batch_bytes(data: Any, depth: int = 0) -> int:
+    import flambeau
+
+    if isinstance(data, flambeau.Tensor):
+        return data.nbytes
+    if depth < 8 and isinstance(data, (list, tuple)):
+        return sum(_batch_bytes(d, depth + 1) for d in data)
+    if depth < 8 and isinstance(data, dict):
+        return sum(_batch_bytes(d, depth + 1) for d in data.values())
+    return 0
+
+
 def _pickled(data: Any, where: str) -> bytes:
     # Pickled here rather than in the queue's feeder thread, which would only print the error of an
-    # unpicklable batch and leave the main process waiting for it.
+    # unpicklable batch and leave the main process waiting for it. A large batch goes through
+    # flambeau.multiprocessing's pickler: its tensors move to one shared-memory segment and the
+    # main process maps it, instead of receiving a copy through the queue's pipe.
     try:
+        if _batch_bytes(data) >= SHARE_MIN_BYTES:
+            from flambeau.multiprocessing import reductions
+
+            return reductions.dumps(data)
         return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:
         return pickle.dumps(ExceptionWrapper(where=where), protocol=pickle.HIGHEST_PROTOCOL)

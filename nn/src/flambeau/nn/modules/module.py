@@ -454,8 +454,12 @@ class Module:
         return self
 
     def share_memory(self) -> "Module":
-        r"""No-op kept for API compatibility (CPU tensors are already shareable)."""
-        return self
+        r"""Move the parameters, buffers and gradients to shared memory (:meth:`Tensor.share_memory_`).
+
+        Processes that receive the module through :mod:`flambeau.multiprocessing` then update the
+        same tensors (Hogwild-style training). Returns self.
+        """
+        return self._apply(lambda t: t.share_memory_())
 
     # -- conversions -------------------------------------------------------------------------------------
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> "Module":
