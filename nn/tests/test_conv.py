@@ -490,3 +490,45 @@ def test_lazy_conv(lazy, full, transposed):
     assert tuple(out.shape) == (2, 6) + ((7,) if transposed else (3,)) * k
     with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
         lazy(6, 3, groups=2)(fb.randn((1, 3) + (5,) * k))
+
+
+# -- fusion -----------------------------------------------------------------------------------------------
+
+
+def _trained_bn(cls, c):
+    bn = cls(c, dtype=fb.float64)
+    with fb.no_grad():
+        bn.running_mean.copy_(t(RNG.standard_normal(c)))
+        bn.running_var.copy_(t(RNG.uniform(0.5, 2.0, c)))
+        bn.weight.copy_(t(RNG.standard_normal(c)))
+        bn.bias.copy_(t(RNG.standard_normal(c)))
+    return bn.eval()
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_fuse_conv_bn_eval(bias):
+    from flambeau.nn.utils import fuse_conv_bn_eval
+
+    conv = nn.Conv2d(3, 4, 3, padding=1, bias=bias, dtype=fb.float64).eval()
+    bn = _trained_bn(nn.BatchNorm2d, 4)
+    x = t(RNG.standard_normal((2, 3, 5, 5)))
+    fused = fuse_conv_bn_eval(conv, bn)
+    assert fused is not conv and fused.bias is not None and isinstance(fused.weight, nn.Parameter)
+    np.testing.assert_allclose(fused(x).detach().numpy(), bn(conv(x)).detach().numpy(), rtol=1e-10, atol=1e-12)
+    convt = nn.ConvTranspose2d(3, 4, 3, stride=2, bias=bias, dtype=fb.float64).eval()
+    fused_t = fuse_conv_bn_eval(convt, bn, transpose=True)
+    np.testing.assert_allclose(fused_t(x).detach().numpy(), bn(convt(x)).detach().numpy(), rtol=1e-10, atol=1e-12)
+    with pytest.raises(AssertionError, match="Fusion only for eval!"):
+        fuse_conv_bn_eval(conv.train(), bn)
+
+
+def test_fuse_linear_bn_eval():
+    from flambeau.nn.utils import fuse_linear_bn_eval
+
+    lin = nn.Linear(5, 4, dtype=fb.float64).eval()
+    bn = _trained_bn(nn.BatchNorm1d, 4)
+    x = t(RNG.standard_normal((3, 5)))
+    fused = fuse_linear_bn_eval(lin, bn)
+    np.testing.assert_allclose(fused(x).detach().numpy(), bn(lin(x)).detach().numpy(), rtol=1e-10, atol=1e-12)
+    with pytest.raises(AssertionError, match="linear.out_features == bn.num_features"):
+        fuse_linear_bn_eval(lin, _trained_bn(nn.BatchNorm1d, 3))
