@@ -532,3 +532,25 @@ def test_fuse_linear_bn_eval():
     np.testing.assert_allclose(fused(x).detach().numpy(), bn(lin(x)).detach().numpy(), rtol=1e-10, atol=1e-12)
     with pytest.raises(AssertionError, match="linear.out_features == bn.num_features"):
         fuse_linear_bn_eval(lin, _trained_bn(nn.BatchNorm1d, 3))
+
+
+# -- padding modes (through F.pad) -------------------------------------------------------------------------
+
+_NP_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+@pytest.mark.skipif(not hasattr(F, "pad"), reason="F.pad (the padding family) is not there yet")
+@pytest.mark.parametrize("mode", sorted(_NP_MODES))
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_padding_modes(mode, k):
+    m = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}[k](2, 3, 3, padding=(1, 2, 1)[:k] if k > 1 else 2,
+                                                     padding_mode=mode, dtype=fb.float64)
+    x = RNG.standard_normal((2, 2) + (5,) * k)
+    pads = [(0, 0), (0, 0)] + [(p, p) for p in m.padding]
+    want = ref_conv(np.pad(x, pads, mode=_NP_MODES[mode]), m.weight.detach().numpy(), m.bias.detach().numpy())
+    np.testing.assert_allclose(m(t(x)).detach().numpy(), want, rtol=1e-10, atol=1e-12)
+    same = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}[k](2, 3, 4, padding="same", padding_mode=mode,
+                                                         dtype=fb.float64)
+    pads = [(0, 0), (0, 0)] + [(1, 2)] * k
+    want = ref_conv(np.pad(x, pads, mode=_NP_MODES[mode]), same.weight.detach().numpy(), same.bias.detach().numpy())
+    np.testing.assert_allclose(same(t(x)).detach().numpy(), want, rtol=1e-10, atol=1e-12)

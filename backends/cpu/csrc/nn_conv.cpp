@@ -72,12 +72,13 @@ inline void for_rows(const Geometry& g, Fn&& fn) {
       }
 }
 
+// cols: this plane's first column element; kernel offset k's columns start `k_stride` elements apart.
 template <class T>
-FLAMBEAU_CLONES void im2col_plane(const T* x, T* cols, const Geometry& g) {
-  const index_t ow_n = g.small[2], l = g.plane_small();
+FLAMBEAU_CLONES void im2col_plane(const T* x, T* cols, index_t k_stride, const Geometry& g) {
+  const index_t ow_n = g.small[2];
   const index_t sw = g.stride[2];
   for_rows(g, [&](index_t k, index_t od, index_t oh, index_t row, index_t lo, index_t hi, index_t shift_w) {
-    T* dst = cols + k * l + (od * g.small[1] + oh) * ow_n;
+    T* dst = cols + k * k_stride + (od * g.small[1] + oh) * ow_n;
     if (row < 0) {
       std::fill(dst, dst + ow_n, T(0));
       return;
@@ -94,13 +95,13 @@ FLAMBEAU_CLONES void im2col_plane(const T* x, T* cols, const Geometry& g) {
 }
 
 template <class T>
-FLAMBEAU_CLONES void col2im_plane(const T* cols, T* x, const Geometry& g) {
-  const index_t ow_n = g.small[2], l = g.plane_small();
+FLAMBEAU_CLONES void col2im_plane(const T* cols, index_t k_stride, T* x, const Geometry& g) {
+  const index_t ow_n = g.small[2];
   const index_t sw = g.stride[2];
   std::fill(x, x + g.plane_big(), T(0));
   for_rows(g, [&](index_t k, index_t od, index_t oh, index_t row, index_t lo, index_t hi, index_t shift_w) {
     if (row < 0) return;
-    const T* src = cols + k * l + (od * g.small[1] + oh) * ow_n;
+    const T* src = cols + k * k_stride + (od * g.small[1] + oh) * ow_n;
     const index_t base = row + shift_w;
     if (sw == 1) {
 #pragma omp simd
@@ -111,7 +112,7 @@ FLAMBEAU_CLONES void col2im_plane(const T* cols, T* x, const Geometry& g) {
   });
 }
 
-void* checked(const char* op, const py::array& a, const char* name, DType dt, index_t size, bool written) {
+void* checked(const char* op, py::array a, const char* name, DType dt, index_t size, bool written) {
   if (dtype_of(a) != dt) throw py::type_error(std::string(op) + ": " + name + " has the wrong dtype");
   if (!c_contiguous(a) || !is_aligned(a)) {
     throw py::value_error(std::string(op) + ": " + name + " must be C-contiguous and aligned");
@@ -135,55 +136,82 @@ Geometry geometry(const char* op, const std::vector<index_t>& big, const std::ve
   return g;
 }
 
-// x: (planes, *big) -> cols: (planes, K, *small)
-void nn_im2col(const py::array& x, const py::array& cols, index_t planes, const std::vector<index_t>& big,
-               const std::vector<index_t>& small, const std::vector<index_t>& kernel,
+// Where plane (n, c) of (batch, channels) planes keeps its columns. Two layouts:
+// batch_inner = false: cols (N, C, K, L), plane p = n * C + c at p * K * L, k rows L apart;
+// batch_inner = true:  cols (C, K, N, L), so that (C * K, N * L) is one matrix for one gemm over the
+// whole batch: plane (n, c) at (c * K * N + n) * L, k rows N * L apart.
+struct Layout {
+  index_t batch, channels, k, l;
+  bool batch_inner;
+  index_t base(index_t plane) const {
+    const index_t n = plane / channels, c = plane % channels;
+    return batch_inner ? (c * k * batch + n) * l : plane * k * l;
+  }
+  index_t k_stride() const { return batch_inner ? batch * l : l; }
+};
+
+Layout layout(const char* op, index_t batch, index_t channels, const Geometry& g, bool batch_inner) {
+  if (batch < 0 || channels < 0) throw py::value_error(std::string(op) + ": negative batch or channel count");
+  return Layout{batch, channels, g.kernel_size(), g.plane_small(), batch_inner};
+}
+
+// x: (batch, channels, *big) -> cols in `layout`'s order.
+void nn_im2col(const py::array& x, const py::array& cols, index_t batch, index_t channels, bool batch_inner,
+               const std::vector<index_t>& big, const std::vector<index_t>& small, const std::vector<index_t>& kernel,
                const std::vector<index_t>& stride, const std::vector<index_t>& pad, const std::vector<index_t>& dil) {
   const char* op = "nn_im2col";
   const Geometry g = geometry(op, big, small, kernel, stride, pad, dil);
-  if (planes < 0) throw py::value_error("nn_im2col: negative plane count");
+  const Layout lay = layout(op, batch, channels, g, batch_inner);
+  const index_t planes = batch * channels;
   const DType dt = dtype_of(x);
   if (dt != DType::f32 && dt != DType::f64) throw py::type_error("nn_im2col: expected float32 or float64");
-  const index_t in_plane = g.plane_big(), out_plane = g.kernel_size() * g.plane_small();
+  const index_t in_plane = g.plane_big(), out_plane = lay.k * lay.l;
   const void* px = checked(op, x, "input", dt, planes * in_plane, false);
   void* pc = checked(op, cols, "cols", dt, planes * out_plane, true);
   py::gil_scoped_release nogil;
   parallel_chunks(planes, 1, [&](index_t begin, index_t end) {
     for (index_t p = begin; p < end; ++p) {
       if (dt == DType::f32)
-        im2col_plane(static_cast<const float*>(px) + p * in_plane, static_cast<float*>(pc) + p * out_plane, g);
+        im2col_plane(static_cast<const float*>(px) + p * in_plane, static_cast<float*>(pc) + lay.base(p),
+                     lay.k_stride(), g);
       else
-        im2col_plane(static_cast<const double*>(px) + p * in_plane, static_cast<double*>(pc) + p * out_plane, g);
+        im2col_plane(static_cast<const double*>(px) + p * in_plane, static_cast<double*>(pc) + lay.base(p),
+                     lay.k_stride(), g);
     }
   }, planes * out_plane);
 }
 
-// cols: (planes, K, *small) -> x: (planes, *big), overwritten with the sum of the columns.
-void nn_col2im(const py::array& cols, const py::array& x, index_t planes, const std::vector<index_t>& big,
-               const std::vector<index_t>& small, const std::vector<index_t>& kernel,
+// cols in `layout`'s order -> x: (batch, channels, *big), overwritten with the sum of the columns.
+void nn_col2im(const py::array& cols, const py::array& x, index_t batch, index_t channels, bool batch_inner,
+               const std::vector<index_t>& big, const std::vector<index_t>& small, const std::vector<index_t>& kernel,
                const std::vector<index_t>& stride, const std::vector<index_t>& pad, const std::vector<index_t>& dil) {
   const char* op = "nn_col2im";
   const Geometry g = geometry(op, big, small, kernel, stride, pad, dil);
-  if (planes < 0) throw py::value_error("nn_col2im: negative plane count");
+  const Layout lay = layout(op, batch, channels, g, batch_inner);
+  const index_t planes = batch * channels;
   const DType dt = dtype_of(cols);
   if (dt != DType::f32 && dt != DType::f64) throw py::type_error("nn_col2im: expected float32 or float64");
-  const index_t in_plane = g.kernel_size() * g.plane_small(), out_plane = g.plane_big();
+  const index_t in_plane = lay.k * lay.l, out_plane = g.plane_big();
   const void* pc = checked(op, cols, "cols", dt, planes * in_plane, false);
   void* px = checked(op, x, "output", dt, planes * out_plane, true);
   py::gil_scoped_release nogil;
   parallel_chunks(planes, 1, [&](index_t begin, index_t end) {
     for (index_t p = begin; p < end; ++p) {
       if (dt == DType::f32)
-        col2im_plane(static_cast<const float*>(pc) + p * in_plane, static_cast<float*>(px) + p * out_plane, g);
+        col2im_plane(static_cast<const float*>(pc) + lay.base(p), lay.k_stride(),
+                     static_cast<float*>(px) + p * out_plane, g);
       else
-        col2im_plane(static_cast<const double*>(pc) + p * in_plane, static_cast<double*>(px) + p * out_plane, g);
+        col2im_plane(static_cast<const double*>(pc) + lay.base(p), lay.k_stride(),
+                     static_cast<double*>(px) + p * out_plane, g);
     }
   }, planes * in_plane);
 }
 
 void register_nn_conv(py::module_& m) {
-  m.def("nn_im2col", &nn_im2col, "The windows of (planes, *big) as (planes, K, *small) columns (3-D geometry).");
-  m.def("nn_col2im", &nn_col2im, "The columns (planes, K, *small) summed back into (planes, *big).");
+  m.def("nn_im2col", &nn_im2col, "The windows of (N, C, *big) as columns (N, C, K, L), or (C, K, N, L) with "
+        "batch_inner (3-D geometry).");
+  m.def("nn_col2im", &nn_col2im, "Columns (N, C, K, L), or (C, K, N, L) with batch_inner, summed back into "
+        "(N, C, *big).");
 }
 
 }  // namespace

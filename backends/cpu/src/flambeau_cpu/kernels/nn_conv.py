@@ -1,12 +1,12 @@
 """CPU kernels of flambeau-nn's convolution ops (``nn_convolution``, ``nn_convolution_backward``).
 
 im2col/col2im run in C++ (csrc/nn_conv.cpp, threads over the planes); the products are numpy's
-matmul on its BLAS, which runs on the same thread pool. The layout follows flambeau-nn's composite
-(nn/_ops/_conv_math.py): ``G`` groups, ``K`` kernel elements, ``L`` positions of the small side
-(a convolution's output, a transposed convolution's input):
+matmul on its BLAS, which runs on the same thread pool. The columns are laid out ``(C * K, N * L)``
+(``K`` kernel elements, ``L`` positions of the small side: a convolution's output, a transposed
+convolution's input), so that each group's product over the whole batch is one gemm:
 
-- conv: ``out (N, G, Og, L) = W (G, Og, Cg*K) @ im2col(x) (N, G, Cg*K, L)``;
-- transposed: ``out = col2im(W^T (G, Og*K, Cg) @ x (N, G, Cg, L))``.
+- conv: ``out (G, Og, N*L) = W (G, Og, Cg*K) @ cols(x) (G, Cg*K, N*L)``, then to ``(N, O, L)``;
+- transposed: ``out = col2im(W^T (G, Og*K, Cg) @ x (G, Cg, N*L))``.
 
 The backend never imports flambeau-nn: the op's meta function has checked every argument and size
 before a kernel runs, and the C++ functions check the sizes again against the arrays they get.
@@ -65,21 +65,31 @@ class _Geo:
                 three(self.padding, 0), three(self.dilation, 1))
 
     def im2col(self, x: np.ndarray) -> np.ndarray:
-        """``x (N, C, *big)`` -> ``(N, C, K, L)``."""
+        """``x (N, C, *big)`` -> columns ``(G, C/G * K, N * L)``."""
         x = np.ascontiguousarray(x)
-        cols = np.empty(x.shape[:2] + (self.kk, self.ll), dtype=x.dtype)
-        _C.nn_im2col(x, cols, x.shape[0] * x.shape[1], *self._c_args())
-        return cols
+        n, c = x.shape[:2]
+        cols = np.empty((c * self.kk, n * self.ll), dtype=x.dtype)
+        _C.nn_im2col(x, cols, n, c, True, *self._c_args())
+        return cols.reshape(self.groups, -1, n * self.ll)
 
-    def col2im(self, cols: np.ndarray) -> np.ndarray:
-        """``cols (N, C, K, L)`` -> ``(N, C, *big)``."""
+    def col2im(self, cols: np.ndarray, channels: int) -> np.ndarray:
+        """Columns ``(C * K, N * L)`` (any shape of that size) -> ``(N, C, *big)``."""
         cols = np.ascontiguousarray(cols)
-        x = np.empty(cols.shape[:2] + self.big, dtype=cols.dtype)
-        _C.nn_col2im(cols, x, cols.shape[0] * cols.shape[1], *self._c_args())
+        x = np.empty((self.n, channels) + self.big, dtype=cols.dtype)
+        _C.nn_col2im(cols, x, self.n, channels, True, *self._c_args())
         return x
 
     def grouped(self, weight: np.ndarray) -> np.ndarray:
         return weight.reshape(self.groups, weight.shape[0] // self.groups, -1)
+
+    def channels_first(self, a: np.ndarray) -> np.ndarray:
+        """``(N, C, *small)`` -> ``(G, C/G, N * L)``: the batch inside each channel's row."""
+        n, c = a.shape[:2]
+        return np.ascontiguousarray(a.reshape(n, c, self.ll).transpose(1, 0, 2)).reshape(self.groups, -1, n * self.ll)
+
+    def batch_first(self, a: np.ndarray, channels: int) -> np.ndarray:
+        """``(G, C/G, N * L)`` -> ``(N, C, L)`` (a view)."""
+        return a.reshape(channels, self.n, self.ll).transpose(1, 0, 2)
 
 
 def _work(a: np.ndarray | None, dt: np.dtype) -> np.ndarray | None:
@@ -91,7 +101,11 @@ def _work_dtype(a: np.ndarray) -> np.dtype:
 
 
 def _store(out: np.ndarray, value: np.ndarray) -> None:
-    np.copyto(out, value.reshape(out.shape), casting="unsafe")
+    """``out[...] = value`` (same size, maybe another shape), without a copy of a strided ``value``."""
+    if value.shape != out.shape and out.flags.c_contiguous:
+        np.copyto(out.reshape(value.shape), value, casting="unsafe")
+    else:
+        np.copyto(out, value.reshape(out.shape), casting="unsafe")
 
 
 def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
@@ -103,15 +117,20 @@ def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, o
     if x.size == 0 or w.size == 0:  # no channels to sum over: the bias alone
         res = np.zeros(out.shape, dtype=dt)
     elif not g.transposed:
-        cols = g.im2col(x).reshape(g.n, g.groups, -1, g.ll)
-        res = np.matmul(g.grouped(w), cols)
+        res = g.batch_first(np.matmul(g.grouped(w), g.im2col(x)), g.out_channels)
     else:
-        cols = np.matmul(g.grouped(w).transpose(0, 2, 1), x.reshape(g.n, g.groups, -1, g.ll))
-        res = g.col2im(cols.reshape(g.n, g.out_channels, g.kk, g.ll))
-    res = res.reshape(out.shape)
-    if bias is not None:
-        res += _work(bias, dt).reshape((-1,) + (1,) * (out.ndim - 2))
-    _store(out, res)
+        cols = np.matmul(g.grouped(w).transpose(0, 2, 1), g.channels_first(x))
+        res = g.col2im(cols, g.out_channels)
+    res = res.reshape(res.shape[0], res.shape[1], -1)  # (N, O, positions): a view in both cases
+    b = None if bias is None else _work(bias, dt).reshape(-1, 1)
+    if out.dtype == dt and out.flags.c_contiguous:
+        target = out.reshape(res.shape)  # a view of out
+        if b is None:
+            np.copyto(target, res)
+        else:
+            np.add(res, b, out=target)
+        return
+    _store(out, res if b is None else res + b)
 
 
 def nn_convolution_backward(grad_out, input, weight, stride, padding, dilation, transposed, output_padding, groups,
@@ -120,28 +139,23 @@ def nn_convolution_backward(grad_out, input, weight, stride, padding, dilation, 
     dt = _work_dtype(input)
     go, x, w = _work(grad_out, dt), _work(input, dt), _work(weight, dt)
     gi_out, gw_out, gb_out = out
-    if go.size == 0 or x.size == 0:  # nothing flows: every requested gradient is zero
+    if go.size == 0 or x.size == 0 or w.size == 0:  # nothing flows: every requested gradient is zero
         for o in out:
             o.fill(0)
         return
     wg = g.grouped(w)
-    small_cols = None  # im2col of the big side, shared by the input and weight gradients of a transposed conv
-    if output_mask[0]:
-        if not g.transposed:
-            cols = np.matmul(wg.transpose(0, 2, 1), go.reshape(g.n, g.groups, -1, g.ll))
-            _store(gi_out, g.col2im(cols.reshape(g.n, g.in_channels, g.kk, g.ll)))
-        else:
-            small_cols = g.im2col(go).reshape(g.n, g.groups, -1, g.ll)
-            _store(gi_out, np.matmul(wg, small_cols))
-    if output_mask[1]:
-        if not g.transposed:
-            cols = g.im2col(x).reshape(g.n, g.groups, -1, g.ll)
-            gw = np.matmul(go.reshape(g.n, g.groups, -1, g.ll), cols.transpose(0, 1, 3, 2)).sum(0)
-        else:
-            if small_cols is None:
-                small_cols = g.im2col(go).reshape(g.n, g.groups, -1, g.ll)
-            gw = np.matmul(x.reshape(g.n, g.groups, -1, g.ll), small_cols.transpose(0, 1, 3, 2)).sum(0)
-        _store(gw_out, gw)
+    if not g.transposed:
+        g_rows = g.channels_first(go)  # (G, Og, N*L)
+        if output_mask[0]:
+            _store(gi_out, g.col2im(np.matmul(wg.transpose(0, 2, 1), g_rows), g.in_channels))
+        if output_mask[1]:
+            _store(gw_out, np.matmul(g_rows, g.im2col(x).transpose(0, 2, 1)))
+    elif output_mask[0] or output_mask[1]:
+        g_cols = g.im2col(go)  # (G, Og*K, N*L): the windows of the big side
+        if output_mask[0]:
+            _store(gi_out, g.batch_first(np.matmul(wg, g_cols), g.in_channels))
+        if output_mask[1]:
+            _store(gw_out, np.matmul(g.channels_first(x), g_cols.transpose(0, 2, 1)))
     if output_mask[2]:
         _store(gb_out, go.sum(axis=(0,) + tuple(range(2, go.ndim))))
 
