@@ -167,11 +167,18 @@ def execute(root_edges: list, root_grads: list, keep_graph: bool, create_graph: 
                     if left == 0:
                         push(heap, (-child._seq, id(child), child))
                 i += 1
-        for target, g in writes:
+        # Drop the loop's last references first, and pop each write, so that a gradient nobody
+        # else holds reaches `accumulate` with only this frame's reference (it can then be kept
+        # as `.grad` without a copy).
+        buf = outs = cbuf = old = g = None
+        writes.reverse()
+        while writes:
+            target, g = writes.pop()
             if type(target) is AccumulateGrad:
-                target.accumulate(g, create_graph)
+                target.accumulate(g, create_graph, True)
             else:
                 accumulate_retained(target, g)
+        g = None
     finally:
         STATE.enabled = prev
     if capture is None:

@@ -7,10 +7,15 @@ their ``AccumulateGrad`` node, which the leaf holds weakly so that a freed graph
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 import weakref
 from typing import Any, Callable
 
+import numpy as np
+
+import flambeau
+from flambeau._layout import non_overlapping_and_dense
 from flambeau._tensor import Tensor, wrap
 
 from .grad_mode import ANOMALY, STATE
@@ -247,7 +252,14 @@ class AccumulateGrad(Node):
     def variable(self) -> Tensor:
         return self._variable()
 
-    def accumulate(self, grad: Tensor, create_graph: bool) -> None:
+    def accumulate(self, grad: Tensor, create_graph: bool, stealable: bool = False) -> None:
+        """Add ``grad`` into the leaf's ``.grad``.
+
+        ``stealable``: the caller holds the only references to ``grad`` it knows of (the engine's
+        final write); ``grad`` then becomes ``.grad`` itself instead of a copy when nothing else can
+        see it (see :func:`_stolen`), as PyTorch's AccumulateGrad steals a gradient nobody else
+        holds. On a large parameter the copy cost as much as the backward kernel that made it.
+        """
         var = self._variable()
         if var is None:  # the leaf is gone: nobody can read its gradient
             return
@@ -260,7 +272,9 @@ class AccumulateGrad(Node):
                 if create_graph:
                     new = grad if grad._base is None and grad._requires_grad else grad.clone()
                 else:
-                    new = _detached_copy(grad)
+                    new = _stolen(grad, var) if stealable else None
+                    if new is None:
+                        new = _detached_copy(grad, var)
                 var._grad = new
             elif create_graph or old._requires_grad:
                 var._grad = old + grad
@@ -289,11 +303,66 @@ def accumulate_retained(t: Tensor, g: Tensor) -> None:
         t._grad = g if old is None else old + g
 
 
-def _detached_copy(g: Tensor) -> Tensor:
+#: References to a gradient the engine's final write holds when it calls ``accumulate``: its local
+#: variable and ``accumulate``'s parameter (test_accumulate_grad_steal.py fails if the engine starts
+#: holding one more, because nothing is stolen then).
+_ENGINE_REFS = 2
+
+
+def _stolen(g: Tensor, var: Tensor) -> Tensor | None:
+    """``g`` as ``var``'s new ``.grad`` without a copy, or None when a copy is needed.
+
+    Only a plain, dense gradient laid out like ``var`` that nothing else can reach is kept: no
+    other reference to the tensor, no alias sharing its version counter (views and ``detach``
+    share it), no numpy array reaching its memory (``from_numpy``). A view of a base that only
+    this view reaches (a reduction's result reshaped, say) is kept as a fresh tensor on the same
+    memory, so that ``.grad`` never has a ``_base``. Writing into ``var.grad`` later is then seen by
+    nobody else, which is what makes skipping the copy safe (PyTorch's AccumulateGrad checks its
+    tensor's use count the same way).
+    """
+    # sys.getrefcount counts its own argument, and this frame's parameter `g`: + 2
+    if (g._requires_grad or g.grad_fn is not None or g._conj or sys.getrefcount(g) > _ENGINE_REFS + 2
+            or g._dtype is not var._dtype or g._device != var._device
+            or not g.is_contiguous() or not var.is_contiguous()):
+        return None
+    base = g._base
+    data = g._data
+    if base is None:
+        if sys.getrefcount(g._version_counter) > 2:  # g's slot + the argument
+            return None
+        if type(data) is np.ndarray:
+            owner = data.base
+            if owner is None:
+                return g if sys.getrefcount(data) <= 3 else None  # g's slot, `data`, the argument
+            # a reshape of a fresh buffer: the buffer reachable from this array only
+            if type(owner) is not np.ndarray or owner.base is not None or sys.getrefcount(owner) > 3:
+                return None
+        return g
+    # g's `_base` slot, `base`, the argument; the version counter: base's slot, g's slot, the argument
+    if (base._base is not None or sys.getrefcount(base) > 3 or base._conj
+            or sys.getrefcount(g._version_counter) > 3):
+        return None
+    if type(data) is np.ndarray:
+        owner = data.base
+        # reached from g's array, `owner`, the argument, and base's array (itself or a view of it)
+        if type(owner) is not np.ndarray or owner.base is not None or sys.getrefcount(owner) > 4:
+            return None
+    return wrap(data, g._dtype, g._device)
+
+
+def _detached_copy(g: Tensor, like: Tensor | None = None) -> Tensor:
+    """A copy of ``g`` outside the graph; laid out like ``like`` (a leaf's ``.grad``) where ``like``
+    is dense and non-overlapping, as PyTorch's gradient layout contract asks (a transposed
+    parameter gets a transposed gradient, so ``param.add_(grad)`` runs on matching strides)."""
     prev = STATE.enabled
     STATE.enabled = False
     try:
-        c = g.clone()
+        if (like is not None and like.shape == g.shape and g.stride() != like.stride()
+                and non_overlapping_and_dense(tuple(like.shape), like.stride())):
+            c = flambeau.empty_strided(like.shape, like.stride(), dtype=g.dtype, device=g.device)
+            c.copy_(g)
+        else:
+            c = g.clone()
     finally:
         STATE.enabled = prev
     c._requires_grad = False
