@@ -33,10 +33,10 @@ def _reverse_repeat(t: Sequence[int]) -> tuple:
     return tuple(x for x in reversed(t) for _ in range(2))
 
 
-def _pad(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
-    from ..functional import pad  # written by the padding family; imported when a padding mode is used
+def _pad(input: Tensor, amounts: Sequence[int], mode: str) -> Tensor:
+    from ..functional.padding import pad  # the padding family's F.pad
 
-    return pad(input, list(pad), mode=mode)
+    return pad(input, list(amounts), mode=mode)
 
 
 class _ConvNd(Module):
