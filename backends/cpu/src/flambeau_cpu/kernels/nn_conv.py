@@ -108,6 +108,16 @@ def _store(out: np.ndarray, value: np.ndarray) -> None:
         np.copyto(out, value.reshape(out.shape), casting="unsafe")
 
 
+def _store_weight(out: np.ndarray, transposed_grad: np.ndarray) -> None:
+    """The weight gradient from its transpose ``(G, cols, rows)``.
+
+    The product runs as ``cols @ rows^T`` because OpenBLAS's sgemm with a short left operand and a
+    long inner dim (``(64, 12544) @ (12544, 288)``, a weight gradient's shape) ran about 15x slower
+    than the same product transposed on the machine measured (docs/performance.md).
+    """
+    _store(out, transposed_grad.transpose(0, 2, 1))
+
+
 def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
     if out.size == 0:
         return
@@ -149,13 +159,13 @@ def nn_convolution_backward(grad_out, input, weight, stride, padding, dilation, 
         if output_mask[0]:
             _store(gi_out, g.col2im(np.matmul(wg.transpose(0, 2, 1), g_rows), g.in_channels))
         if output_mask[1]:
-            _store(gw_out, np.matmul(g_rows, g.im2col(x).transpose(0, 2, 1)))
+            _store_weight(gw_out, np.matmul(g.im2col(x), g_rows.transpose(0, 2, 1)))
     elif output_mask[0] or output_mask[1]:
         g_cols = g.im2col(go)  # (G, Og*K, N*L): the windows of the big side
         if output_mask[0]:
             _store(gi_out, g.batch_first(np.matmul(wg, g_cols), g.in_channels))
         if output_mask[1]:
-            _store(gw_out, np.matmul(g.channels_first(x), g_cols.transpose(0, 2, 1)))
+            _store_weight(gw_out, np.matmul(g_cols, g.channels_first(x).transpose(0, 2, 1)))
     if output_mask[2]:
         _store(gb_out, go.sum(axis=(0,) + tuple(range(2, go.ndim))))
 
