@@ -213,3 +213,14 @@ def test_constant_pad_modules(cls, k):
 def test_circular_module_checks_rank():
     with pytest.raises(ValueError, match=r"expected 3D or 4D input \(got 2D input\)"):
         nn.CircularPad2d(1)(t(np.zeros((3, 3))))
+
+
+def test_pad_empty_batch_and_empty_dims():
+    for mode in ("reflect", "replicate", "circular", "constant"):
+        out = F.pad(t(np.zeros((0, 2, 3))), (1, 1), mode)
+        assert tuple(out.shape) == (0, 2, 5)
+    for mode in ("reflect", "replicate"):
+        with pytest.raises(RuntimeError, match=r"non-zero dimensions for input, but got: \[0, 3\]"):
+            F.pad(t(np.zeros((0, 3))), (1, 1), mode)
+        with pytest.raises(RuntimeError, match=r"non-zero dimensions for input, but got: \[2, 0, 3\]"):
+            F.pad(t(np.zeros((2, 0, 3))), (1, 1), mode)

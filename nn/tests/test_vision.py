@@ -295,8 +295,12 @@ def aa_weights(n, m, filt):
         ws = []
         for i in range(lo, hi):
             u = (i - center + 0.5) / max(s, 1.0)
-            ws.append({"bicubic": lambda: cubic(u, -0.5), "lanczos": lambda: lanczos3(u),
-                       "bilinear": lambda: max(0.0, 1 - abs(u))}[filt]())
+            if filt == "bicubic":
+                ws.append(cubic(u, -0.5))
+            elif filt == "lanczos":
+                ws.append(lanczos3(u))
+            else:
+                ws.append(max(0.0, 1 - abs(u)))
         total = sum(ws)
         rows.append([(lo + j, w / total) for j, w in enumerate(ws)])
     return rows
@@ -333,7 +337,8 @@ def test_interpolate_errors():
         F.interpolate(t(np.zeros((4, 4))), size=2)
     with pytest.raises(NotImplementedError, match=r"\(got cubic\)"):
         F.interpolate(x, size=2, mode="cubic")
-    with pytest.raises(NotImplementedError, match=r"Input Error: Only 3D, 4D and 5D input Tensors supported \(got 3D\)"):
+    with pytest.raises(NotImplementedError, match=r"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                                  r"\(got 3D\)"):
         F.interpolate(t(np.zeros((1, 1, 4))), size=2, mode="bicubic")
     with pytest.raises(ValueError, match="Lanczos mode requires antialias=True"):
         F.interpolate(x, size=2, mode="lanczos")
@@ -482,7 +487,7 @@ def test_grid_sample_and_affine_grid_gradcheck():
     grid = t(RNG.uniform(-0.9, 0.9, (1, 2, 3, 2)), requires_grad=True)
     for mode in ("bilinear", "bicubic"):
         for padding_mode in ("zeros", "border", "reflection"):
-            assert gradcheck(lambda a, g: F.grid_sample(a, g, mode, padding_mode, False), (x, grid))
+            assert gradcheck(lambda a, g, m=mode, p=padding_mode: F.grid_sample(a, g, m, p, False), (x, grid))
     x3 = t(RNG.standard_normal((1, 1, 2, 3, 3)), requires_grad=True)
     grid3 = t(RNG.uniform(-0.9, 0.9, (1, 2, 2, 1, 3)), requires_grad=True)
     assert gradcheck(lambda a, g: F.grid_sample(a, g, align_corners=True), (x3, grid3))
@@ -516,3 +521,36 @@ def test_grid_sample_errors():
         F.affine_grid(t(np.zeros((1, 2, 3))), (1, 1, 0, 2))
     with pytest.raises(ValueError, match="Expected theta to have floating point type"):
         F.affine_grid(t(np.zeros((1, 2, 3)), fb.int64), (1, 1, 2, 2))
+
+
+def test_grid_sample_non_finite_grid():
+    # As PyTorch: border and reflection clip a NaN coordinate to 0 and +inf to the last pixel (reflection
+    # sends every non-finite one to 0); with zeros padding, a non-finite coordinate reads nothing, and
+    # the bilinear/bicubic weights carry the NaN into the result.
+    x = t(np.arange(1.0, 13.0).reshape(1, 1, 3, 4))
+    nan, inf = float("nan"), float("inf")
+    for v, border in ((nan, [6.2, 3.1, 1.0]), (inf, [9.2, 11.1, 12.0]), (-inf, [6.2, 3.1, 1.0])):
+        grid = t([[[[v, 0.2], [0.3, v], [v, v]]]])
+        got = {(m, p): F.grid_sample(x, grid, m, p, False).numpy().ravel()
+               for m in ("bilinear", "nearest", "bicubic") for p in ("zeros", "border", "reflection")}
+        np.testing.assert_allclose(got["bilinear", "border"], border, rtol=1e-12)
+        np.testing.assert_allclose(got["bilinear", "reflection"], [6.2, 3.1, 1.0], rtol=1e-12)
+        assert np.isnan(got["bilinear", "zeros"]).all() and np.isnan(got["bicubic", "border"]).all()
+        assert got["nearest", "zeros"].tolist() == [0, 0, 0]
+        assert got["nearest", "reflection"].tolist() == [5, 3, 1]
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_bilinear_kernel_matches_composite(padding_mode, align_corners):
+    decl = {d.name: d for d in V.declarations()}
+    x = t(RNG.standard_normal((2, 3, 5, 4)))
+    grid = t(RNG.uniform(-1.4, 1.4, (2, 3, 6, 2)))
+    kernel = fb.ops.function("nn_grid_sample_bilinear2d")(x, grid, padding_mode, align_corners)
+    composite = decl["nn_grid_sample_bilinear2d"].composite(x, grid, padding_mode, align_corners)
+    np.testing.assert_allclose(kernel.numpy(), composite.numpy(), rtol=1e-12, atol=1e-12)
+    g = t(RNG.standard_normal(tuple(kernel.shape)))
+    back = fb.ops.function("nn_grid_sample_bilinear2d_backward")(g, x, grid, padding_mode, align_corners)
+    ref = decl["nn_grid_sample_bilinear2d_backward"].composite(g, x, grid, padding_mode, align_corners)
+    for a, b in zip(back, ref):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-10)

@@ -22,27 +22,7 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kGeluC = 0.044715;
 
-// erfc in float32 with a fractional error under 1.2e-7 everywhere (a Chebyshev-fitted exp(-z*z + P(t))
-// with t = 1 / (1 + |z| / 2)), branch-free so that the loops vectorise. Its relative accuracy in the
-// tails keeps gelu(x) = x * erfc(-x / sqrt 2) / 2 accurate for very negative x, where 1 + erf would
-// cancel to nothing.
-FLAMBEAU_INLINE float vec_erfc(float z) {
-  const float az = std::fabs(z);
-  const float t = 1.0f / (1.0f + 0.5f * az);
-  float p = 0.17087277f;
-  p = p * t - 0.82215223f;
-  p = p * t + 1.48851587f;
-  p = p * t - 1.13520398f;
-  p = p * t + 0.27886807f;
-  p = p * t - 0.18628806f;
-  p = p * t + 0.09678418f;
-  p = p * t + 0.37409196f;
-  p = p * t + 1.00002368f;
-  p = p * t - 1.26551223f;
-  const float r = t * vec_exp(-az * az + p);
-  return z >= 0.0f ? r : (z != z ? z : 2.0f - r);
-}
-FLAMBEAU_INLINE double vec_erfc(double z) { return std::erfc(z); }
+// vec_erfc (float32, vectorisable; libm's in float64) is in vecmath.h.
 
 template <class T> FLAMBEAU_INLINE T sigmoid(T x) { return T(1) / (T(1) + vec_exp(-x)); }
 template <class T> FLAMBEAU_INLINE T phi_cdf(T x) { return T(0.5) * vec_erfc(-x * T(kSqrt1_2)); }

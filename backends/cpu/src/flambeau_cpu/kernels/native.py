@@ -197,6 +197,13 @@ def _unary_kernel(name: str, numpy_kernel: Callable[..., Any], dtypes: tuple[np.
                     np.copyto(out, input, casting="unsafe")
                     if _unary(code, out, out):
                         return
+            elif always and dt.itemsize == 2 and dt.kind in "fV":
+                # float16/bfloat16: through a float32 buffer (numpy's fallback for these calls
+                # Python's math module per element, 100-600x slower), rounded once at the end
+                work = input.astype(_F32)
+                if _unary(code, work, work):
+                    np.copyto(out, work, casting="unsafe")
+                    return
         numpy_kernel(input, out)
 
     kernel.__name__ = name

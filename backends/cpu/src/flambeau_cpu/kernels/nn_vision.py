@@ -3,7 +3,9 @@
 ``nn_resample`` applies per-dim taps (see flambeau-nn's ``_ops/vision.py``) to the last dims: one
 pass per resized dim through ``_C.nn_resample_axis`` (csrc/nn_vision.cpp), the last dim first,
 float16/bfloat16 computing in float32. Dims whose taps are single copies (nearest) go through the
-index gather of csrc/nn_padding.cpp in one pass, for every dtype. The op declarations have checked
+index gather of csrc/nn_padding.cpp in one pass, for every dtype. ``nn_grid_sample_bilinear2d`` and
+its backward op run csrc/nn_vision.cpp's bilinear sampler (float32/float64; halves through float32).
+The op declarations have checked
 the sizes; the C++ code checks them again, and every tap index, before touching memory.
 """
 from __future__ import annotations
@@ -100,7 +102,51 @@ def nn_resample_backward(grad_output, index, weight, input_size, taps, out):
     np.copyto(out, g, casting="unsafe")
 
 
+_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+def _grid_work(input: np.ndarray, grid: np.ndarray) -> tuple[np.dtype, np.ndarray, np.ndarray]:
+    dt = input.dtype if input.dtype in (_F32, _F64) else _F32
+    return dt, np.ascontiguousarray(input, dtype=dt), np.ascontiguousarray(grid, dtype=dt)
+
+
+def _target(out: np.ndarray, dt: np.dtype) -> np.ndarray:
+    if out.dtype == dt and out.flags.c_contiguous and out.flags.aligned and out.flags.writeable:
+        return out
+    return np.empty(out.shape, dtype=dt)
+
+
+def nn_grid_sample_bilinear2d(input, grid, padding_mode, align_corners, out):
+    if out.size == 0:
+        return
+    dt, x, g = _grid_work(input, grid)
+    work = _target(out, dt)
+    _C.nn_grid_sample_bilinear2d(x, g, work, _PADDING[padding_mode], bool(align_corners))
+    if work is not out:
+        np.copyto(out, work, casting="unsafe")
+
+
+def nn_grid_sample_bilinear2d_backward(grad_output, input, grid, padding_mode, align_corners, out):
+    gx_out, gg_out = out
+    if gx_out.size == 0 and gg_out.size == 0:
+        return
+    dt, x, g = _grid_work(input, grid)
+    if x.size == 0 or grad_output.size == 0:
+        gx_out.fill(0)
+        gg_out.fill(0)
+        return
+    go = np.ascontiguousarray(grad_output, dtype=dt)
+    gx, gg = _target(gx_out, dt), _target(gg_out, dt)
+    _C.nn_grid_sample_bilinear2d_backward(go, x, g, gx, gg, _PADDING[padding_mode], bool(align_corners))
+    for o, w in ((gx_out, gx), (gg_out, gg)):
+        if w is not o:
+            np.copyto(o, w, casting="unsafe")
+
+
 KERNELS: dict[str, Callable[..., Any]] = {
     "nn_resample": nn_resample,
     "nn_resample_backward": nn_resample_backward,
 }
+if hasattr(_C, "nn_grid_sample_bilinear2d"):  # an extension built before this kernel existed has none
+    KERNELS["nn_grid_sample_bilinear2d"] = nn_grid_sample_bilinear2d
+    KERNELS["nn_grid_sample_bilinear2d_backward"] = nn_grid_sample_bilinear2d_backward

@@ -103,7 +103,8 @@ def check_pad_nd(op: str, input: Tensor, pad: Sequence[int], reflect: bool) -> t
     k = len(pad) // 2
     if len(pad) % 2 or not 1 <= k <= 3:
         raise RuntimeError(f"{op}: padding size is expected to be 2, 4 or 6, but got: {len(pad)}")
-    if input.dim() not in (k + 1, k + 2) or any(s == 0 for s in input.shape[input.dim() - k - 1 + (input.dim() == k + 1):]):
+    # every dim but the batch dim must be non-empty
+    if input.dim() not in (k + 1, k + 2) or any(s == 0 for s in input.shape[input.dim() - k - 1:]):
         raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
                            f"non-zero dimensions for input, but got: {fmt_shape(input.shape)}")
     shape = list(input.shape)
@@ -116,7 +117,7 @@ def check_pad_nd(op: str, input: Tensor, pad: Sequence[int], reflect: bool) -> t
                                f"{fmt_shape(input.shape)}")
         new = size + left + right
         if new < 1:
-            raise RuntimeError(f"input (" + ", ".join(f"{names[j]}: {input.shape[input.dim() - 1 - j]}"
+            raise RuntimeError("input (" + ", ".join(f"{names[j]}: {input.shape[input.dim() - 1 - j]}"
                                                        for j in reversed(range(k)))
                                + f") is too small. Calculated output {names[i]}: {new}")
         shape[dim] = new

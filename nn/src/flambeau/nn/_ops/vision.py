@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+import flambeau as fb
 from flambeau import Tensor
 from flambeau.ops import OpDecl
 from flambeau.ops.meta import fmt_shape
@@ -229,6 +230,172 @@ def _resample_backward_composite(grad_output: Tensor, index: Tensor, weight: Ten
     return g.to(grad_output.dtype)
 
 
+# -- grid sampling -----------------------------------------------------------------------------------
+
+def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
+    """[-1, 1] to pixel coordinates: corner pixel centers (align_corners) or outer edges."""
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _reflect(x: Tensor, twice_low: int, twice_high: int) -> Tensor:
+    """Reflects ``x`` into [twice_low / 2, twice_high / 2] as often as needed (PyTorch's reflect_coordinates)."""
+    if twice_low == twice_high:
+        return fb.zeros_like(x)  # even for a non-finite x, as PyTorch
+    low = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    x = (x - low).abs()
+    extra = x.fmod(span)
+    flips = (x / span).floor()
+    even = flips.remainder(2) == 0
+    return fb.where(even, extra + low, span - extra + low)
+
+
+def _clip(x: Tensor, size: int) -> Tensor:
+    """Clamps to [0, size - 1]; NaN goes to 0, as PyTorch's clip_coordinates."""
+    x = x.clamp(0, size - 1)
+    return fb.where(x.isnan(), fb.zeros_like(x), x)
+
+
+def _pad_coord(x: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
+    if padding_mode == "border":
+        return _clip(x, size)
+    if padding_mode == "reflection":
+        x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
+        return _clip(x, size)
+    return x
+
+
+def _gather(flat: Tensor, coords: list[Tensor], sizes: list[int], padding_mode: str) -> Tensor:
+    """``flat`` (N, C, prod(sizes)) read at integer ``coords`` (each (N, P)); zero where out of bounds."""
+    valid = None
+    linear = None
+    for c, n in zip(coords, sizes):
+        # a non-finite or huge coordinate is far out of bounds (PyTorch sends it to -100); its
+        # weight, not this read, carries a NaN into the result
+        c = fb.where(c.isfinite() & (c.abs() < 1e15), c, fb.full_like(c, -100.0))
+        inside = (c >= 0) & (c <= n - 1)
+        valid = inside if valid is None else valid & inside
+        c = c.clamp(0, n - 1)
+        linear = c if linear is None else linear * n + c
+    index = linear.to(fb.int64).unsqueeze(1).expand(flat.shape[0], flat.shape[1], linear.shape[1])
+    values = flat.gather(2, index)
+    return values * valid.unsqueeze(1).to(values.dtype)  # padded coordinates are in bounds unless not finite
+
+
+def _cubic_weights(t: Tensor) -> list[Tensor]:
+    a = -0.75
+    return [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+            ((a + 2) * t - (a + 3)) * t * t + 1,
+            ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
+            ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a]
+
+
+def grid_sampler_checks(input: Tensor, grid: Tensor, mode: str) -> None:
+    if input.device != grid.device:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but input is on "
+                           f"{input.device} and grid is on {grid.device}")
+    if input.dtype != grid.dtype:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has "
+                           f"{input.dtype} and grid has {grid.dtype}")
+    if input.dim() not in (4, 5) or input.dim() != grid.dim():
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but "
+                           f"got input with sizes {fmt_shape(input.shape)} and grid with sizes {fmt_shape(grid.shape)}")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
+                           f"sizes {fmt_shape(input.shape)} and grid with sizes {fmt_shape(grid.shape)}")
+    if grid.shape[-1] != input.dim() - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in last dimension, but got "
+                           f"grid with sizes {fmt_shape(grid.shape)}")
+    for i in range(2, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
+                               f"sizes {fmt_shape(input.shape)} with dimension {i} being empty")
+    if mode == "bicubic" and input.dim() != 4:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"\"grid_sampler_{input.dim() - 2}d_cpu\" not implemented for "
+                           f"'{str(input.dtype).split('.')[-1]}'")
+
+
+
+def grid_sample_composite(input: Tensor, grid: Tensor, mode: str, padding_mode: str, align_corners: bool) -> Tensor:
+    """``F.grid_sample`` written with flambeau ops (gathers of the corners, weighted): any mode, 4-D or 5-D."""
+    n, c = input.shape[0], input.shape[1]
+    sizes = list(input.shape[2:])  # (H, W) or (D, H, W)
+    out_spatial = list(grid.shape[1:-1])
+    flat = input.reshape(n, c, -1)
+    g = grid.reshape(n, -1, len(sizes))
+    # grid's last dim is (x, y[, z]): x indexes the last input dim
+    coords = [_unnormalize(g[..., len(sizes) - 1 - d], sizes[d], align_corners) for d in range(len(sizes))]
+    if mode == "bicubic":
+        # the taps are read with the padding applied to each of them, from the unpadded coordinate
+        iy, ix = coords[0].floor(), coords[1].floor()
+        wy, wx = _cubic_weights(coords[0] - iy), _cubic_weights(coords[1] - ix)
+        out = None
+        for a in range(4):
+            for b in range(4):
+                cy = _pad_coord(iy + (a - 1), sizes[0], padding_mode, align_corners)
+                cx = _pad_coord(ix + (b - 1), sizes[1], padding_mode, align_corners)
+                term = _gather(flat, [cy, cx], sizes, padding_mode) * (wy[a] * wx[b]).unsqueeze(1)
+                out = term if out is None else out + term
+    else:
+        coords = [_pad_coord(x, s, padding_mode, align_corners) for x, s in zip(coords, sizes)]
+        if mode == "nearest":
+            out = _gather(flat, [x.round() for x in coords], sizes, padding_mode)
+        else:
+            lows = [x.floor() for x in coords]
+            fracs = [x - lo for x, lo in zip(coords, lows)]
+            out = None
+            for corner in range(1 << len(sizes)):
+                at, w = [], None
+                for d in range(len(sizes)):
+                    hi = (corner >> (len(sizes) - 1 - d)) & 1
+                    at.append(lows[d] + hi)
+                    wd = fracs[d] if hi else 1 - fracs[d]
+                    w = wd if w is None else w * wd
+                term = _gather(flat, at, sizes, padding_mode) * w.unsqueeze(1)
+                out = term if out is None else out + term
+    return out.reshape([n, c] + out_spatial)
+
+
+
+
+def _grid_sample_bilinear2d_meta(input, grid, padding_mode, align_corners):
+    grid_sampler_checks(input, grid, "bilinear")
+    if input.dim() != 4:
+        raise RuntimeError(f"nn_grid_sample_bilinear2d: expected 4-D input, got {fmt_shape(input.shape)}")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise RuntimeError(f"nn_grid_sample_bilinear2d: bad padding_mode {padding_mode!r}")
+    return (input.shape[0], input.shape[1], grid.shape[1], grid.shape[2]), input.dtype
+
+
+def _grid_sample_bilinear2d_backward_meta(grad_output, input, grid, padding_mode, align_corners):
+    shape, _ = _grid_sample_bilinear2d_meta(input, grid, padding_mode, align_corners)
+    if tuple(grad_output.shape) != shape:
+        raise RuntimeError(f"nn_grid_sample_bilinear2d_backward: expected grad_output of size {fmt_shape(shape)}, "
+                           f"got {fmt_shape(grad_output.shape)}")
+    return [(tuple(input.shape), input.dtype), (tuple(grid.shape), grid.dtype)]
+
+
+def _grid_sample_bilinear2d_composite(input: Tensor, grid: Tensor, padding_mode: str, align_corners: bool) -> Tensor:
+    return grid_sample_composite(input, grid, "bilinear", padding_mode, bool(align_corners))
+
+
+def _grid_sample_bilinear2d_backward_composite(grad_output: Tensor, input: Tensor, grid: Tensor, padding_mode: str,
+                                               align_corners: bool) -> tuple[Tensor, Tensor]:
+    """The gradients of the composite, by differentiating it (flambeau-nn depends on core-autograd)."""
+    from flambeau.autograd import grad as autograd_grad
+
+    with fb.enable_grad():
+        x = input.detach().requires_grad_()
+        g = grid.detach().requires_grad_()
+        out = grid_sample_composite(x, g, "bilinear", padding_mode, bool(align_corners))
+        gx, gg = autograd_grad(out, (x, g), grad_output, allow_unused=True)
+    return (gx if gx is not None else fb.zeros_like(input), gg if gg is not None else fb.zeros_like(grid))
+
+
 def declarations() -> list[OpDecl]:
     common = dict(method=False, export=False)
     return [
@@ -239,6 +406,14 @@ def declarations() -> list[OpDecl]:
         OpDecl("nn_resample_backward", "(grad_output: Tensor, index: Tensor, weight: Tensor, input_size, taps)",
                _resample_backward_meta, composite=_resample_backward_composite,
                doc="The input gradient of ``nn_resample``.", **common),
+        OpDecl("nn_grid_sample_bilinear2d", "(input: Tensor, grid: Tensor, padding_mode, align_corners)",
+               _grid_sample_bilinear2d_meta, composite=_grid_sample_bilinear2d_composite,
+               doc="``F.grid_sample`` of a 4-D input, bilinear (``padding_mode``: zeros, border or reflection).",
+               **common),
+        OpDecl("nn_grid_sample_bilinear2d_backward", "(grad_output: Tensor, input: Tensor, grid: Tensor, padding_mode, "
+               "align_corners)", _grid_sample_bilinear2d_backward_meta,
+               composite=_grid_sample_bilinear2d_backward_composite, output_names=("grad_input", "grad_grid"),
+               differentiable=False, doc="The input and grid gradients of ``nn_grid_sample_bilinear2d``.", **common),
     ]
 
 

@@ -10,12 +10,13 @@ from flambeau import Tensor
 from flambeau.ops.meta import fmt_shape, type_name as _type_name
 
 from .._lazy import LazyOp
-from .._ops.vision import out_size, resample_plan
+from .._ops.vision import grid_sample_composite, grid_sampler_checks, out_size, resample_plan
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "interpolate",
            "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid"]
 
 _resample = LazyOp("nn_resample")
+_grid_sample_bilinear2d = LazyOp("nn_grid_sample_bilinear2d")
 
 
 # -- pixel and channel shuffle -------------------------------------------------------------------------
@@ -231,86 +232,6 @@ def upsample_bilinear(input: Tensor, size: int | Sequence[int] | None = None,
 
 # -- grid_sample and affine_grid -----------------------------------------------------------------------
 
-def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
-    """[-1, 1] to pixel coordinates: corner pixel centers (align_corners) or outer edges."""
-    if align_corners:
-        return (coord + 1) / 2 * (size - 1)
-    return ((coord + 1) * size - 1) / 2
-
-
-def _reflect(x: Tensor, twice_low: int, twice_high: int) -> Tensor:
-    """Reflects ``x`` into [twice_low / 2, twice_high / 2] as often as needed (PyTorch's reflect_coordinates)."""
-    if twice_low == twice_high:
-        return x * 0
-    low = twice_low / 2
-    span = (twice_high - twice_low) / 2
-    x = (x - low).abs()
-    extra = x.fmod(span)
-    flips = (x / span).floor()
-    even = flips.remainder(2) == 0
-    return fb.where(even, extra + low, span - extra + low)
-
-
-def _pad_coord(x: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
-    if padding_mode == "border":
-        return x.clamp(0, size - 1)
-    if padding_mode == "reflection":
-        x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
-        return x.clamp(0, size - 1)
-    return x
-
-
-def _gather(flat: Tensor, coords: list[Tensor], sizes: list[int], padding_mode: str) -> Tensor:
-    """``flat`` (N, C, prod(sizes)) read at integer ``coords`` (each (N, P)); zero where out of bounds."""
-    valid = None
-    linear = None
-    for c, n in zip(coords, sizes):
-        inside = (c >= 0) & (c <= n - 1)
-        valid = inside if valid is None else valid & inside
-        c = c.clamp(0, n - 1)
-        linear = c if linear is None else linear * n + c
-    index = linear.to(fb.int64).unsqueeze(1).expand(flat.shape[0], flat.shape[1], linear.shape[1])
-    values = flat.gather(2, index)
-    if padding_mode == "zeros":
-        values = values * valid.unsqueeze(1).to(values.dtype)
-    return values
-
-
-def _cubic_weights(t: Tensor) -> list[Tensor]:
-    a = -0.75
-    return [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
-            ((a + 2) * t - (a + 3)) * t * t + 1,
-            ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
-            ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a]
-
-
-def _grid_sampler_checks(input: Tensor, grid: Tensor, mode: str) -> None:
-    if input.device != grid.device:
-        raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but input is on "
-                           f"{input.device} and grid is on {grid.device}")
-    if input.dtype != grid.dtype:
-        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has "
-                           f"{input.dtype} and grid has {grid.dtype}")
-    if input.dim() not in (4, 5) or input.dim() != grid.dim():
-        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but "
-                           f"got input with sizes {fmt_shape(input.shape)} and grid with sizes {fmt_shape(grid.shape)}")
-    if input.shape[0] != grid.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
-                           f"sizes {fmt_shape(input.shape)} and grid with sizes {fmt_shape(grid.shape)}")
-    if grid.shape[-1] != input.dim() - 2:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in last dimension, but got "
-                           f"grid with sizes {fmt_shape(grid.shape)}")
-    for i in range(2, input.dim()):
-        if input.shape[i] == 0:
-            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
-                               f"sizes {fmt_shape(input.shape)} with dimension {i} being empty")
-    if mode == "bicubic" and input.dim() != 4:
-        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"\"grid_sampler_{input.dim() - 2}d_cpu\" not implemented for "
-                           f"'{str(input.dtype).split('.')[-1]}'")
-
-
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
     r"""Samples ``input`` at the locations in ``grid`` (normalized to [-1, 1]).
@@ -320,7 +241,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
 
     Args:
         input (Tensor): input of shape :math:`(N, C, H_{in}, W_{in})` or :math:`(N, C, D_{in}, H_{in}, W_{in})`.
-        grid (Tensor): flow-field of shape :math:`(N, H_{out}, W_{out}, 2)` or :math:`(N, D_{out}, H_{out}, W_{out}, 3)`.
+        grid (Tensor): flow-field of shape :math:`(N, H_{out}, W_{out}, 2)` or
+            :math:`(N, D_{out}, H_{out}, W_{out}, 3)`.
         mode (str): ``'bilinear'`` | ``'nearest'`` | ``'bicubic'`` (4-D only). Default: ``'bilinear'``.
         padding_mode (str): ``'zeros'`` | ``'border'`` | ``'reflection'``. Default: ``'zeros'``.
         align_corners (bool, optional): -1 and 1 are the corner pixels' centers (True) or their outer
@@ -333,43 +255,10 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     align_corners = bool(align_corners)
-    _grid_sampler_checks(input, grid, mode)
-    n, c = input.shape[0], input.shape[1]
-    sizes = list(input.shape[2:])  # (H, W) or (D, H, W)
-    out_spatial = list(grid.shape[1:-1])
-    flat = input.reshape(n, c, -1)
-    g = grid.reshape(n, -1, len(sizes))
-    # grid's last dim is (x, y[, z]): x indexes the last input dim
-    coords = [_unnormalize(g[..., len(sizes) - 1 - d], sizes[d], align_corners) for d in range(len(sizes))]
-    if mode == "bicubic":
-        # the taps are read with the padding applied to each of them, from the unpadded coordinate
-        iy, ix = coords[0].floor(), coords[1].floor()
-        wy, wx = _cubic_weights(coords[0] - iy), _cubic_weights(coords[1] - ix)
-        out = None
-        for a in range(4):
-            for b in range(4):
-                cy = _pad_coord(iy + (a - 1), sizes[0], padding_mode, align_corners)
-                cx = _pad_coord(ix + (b - 1), sizes[1], padding_mode, align_corners)
-                term = _gather(flat, [cy, cx], sizes, padding_mode) * (wy[a] * wx[b]).unsqueeze(1)
-                out = term if out is None else out + term
-    else:
-        coords = [_pad_coord(x, s, padding_mode, align_corners) for x, s in zip(coords, sizes)]
-        if mode == "nearest":
-            out = _gather(flat, [x.round() for x in coords], sizes, padding_mode)
-        else:
-            lows = [x.floor() for x in coords]
-            fracs = [x - lo for x, lo in zip(coords, lows)]
-            out = None
-            for corner in range(1 << len(sizes)):
-                at, w = [], None
-                for d in range(len(sizes)):
-                    hi = (corner >> (len(sizes) - 1 - d)) & 1
-                    at.append(lows[d] + hi)
-                    wd = fracs[d] if hi else 1 - fracs[d]
-                    w = wd if w is None else w * wd
-                term = _gather(flat, at, sizes, padding_mode) * w.unsqueeze(1)
-                out = term if out is None else out + term
-    return out.reshape([n, c] + out_spatial)
+    grid_sampler_checks(input, grid, mode)
+    if input.dim() == 4 and mode == "bilinear":
+        return _grid_sample_bilinear2d(input, grid, padding_mode, align_corners)
+    return grid_sample_composite(input, grid, mode, padding_mode, align_corners)
 
 
 def _base_coords(steps: int, align_corners: bool, like: Tensor) -> Tensor:
