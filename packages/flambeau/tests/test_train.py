@@ -132,12 +132,12 @@ def test_cli_bad_data_path_exits_2(tmp_path, capsys):
 
 
 def test_cli_rejects_bad_options(capsys):
-    for argv in (["train", "--epochs", "0"], ["train", "--model", "cnn"], ["train", "--optimizer", "lbfgs"],
+    for argv in (["train", "--epochs", "0"], ["train", "--model", "resnet"], ["train", "--optimizer", "lbfgs"],
                  ["train", "--lr", "-1"]):
         with pytest.raises(SystemExit) as info:
             main(argv)
         assert info.value.code == 2
-    assert "invalid choice: 'cnn'" in capsys.readouterr().err
+    assert "invalid choice: 'resnet'" in capsys.readouterr().err  # cnn is a model now
 
 
 # -- the plot ----------------------------------------------------------------------------------
