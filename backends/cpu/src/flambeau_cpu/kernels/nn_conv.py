@@ -1,6 +1,176 @@
-"""CPU kernels of flambeau-nn's conv ops (unused unless flambeau-nn declares them)."""
+"""CPU kernels of flambeau-nn's convolution ops (``nn_convolution``, ``nn_convolution_backward``).
+
+im2col/col2im run in C++ (csrc/nn_conv.cpp, threads over the planes); the products are numpy's
+matmul on its BLAS, which runs on the same thread pool. The columns are laid out ``(C * K, N * L)``
+(``K`` kernel elements, ``L`` positions of the small side: a convolution's output, a transposed
+convolution's input), so that each group's product over the whole batch is one gemm:
+
+- conv: ``out (G, Og, N*L) = W (G, Og, Cg*K) @ cols(x) (G, Cg*K, N*L)``, then to ``(N, O, L)``;
+- transposed: ``out = col2im(W^T (G, Og*K, Cg) @ x (G, Cg, N*L))``.
+
+The backend never imports flambeau-nn: the op's meta function has checked every argument and size
+before a kernel runs, and the C++ functions check the sizes again against the arrays they get.
+float16/bfloat16 compute on float32 copies.
+"""
 from __future__ import annotations
 
-from typing import Any, Callable
+from math import prod
+from typing import Any, Callable, Sequence
 
-KERNELS: dict[str, Callable[..., Any]] = {}
+import numpy as np
+
+from .. import _C
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+
+def _ints(value: Any, n: int) -> tuple[int, ...]:
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * n
+    vals = tuple(int(v) for v in value)
+    return vals * n if len(vals) == 1 else vals
+
+
+class _Geo:
+    """The sizes of one convolution call, from the arrays' shapes and the (already checked) options."""
+
+    def __init__(self, input: np.ndarray, weight: np.ndarray, stride: Any, padding: Any, dilation: Any,
+                 transposed: bool, output_padding: Any, groups: int) -> None:
+        k = weight.ndim - 2
+        self.n, self.groups, self.transposed = input.shape[0], int(groups), bool(transposed)
+        self.kernel = tuple(weight.shape[2:])
+        self.stride, self.padding, self.dilation = _ints(stride, k), _ints(padding, k), _ints(dilation, k)
+        in_size = tuple(input.shape[2:])
+        s, p, d, kk = self.stride, self.padding, self.dilation, self.kernel
+        if self.transposed:
+            op = _ints(output_padding, k)
+            self.in_channels, self.out_channels = input.shape[1], weight.shape[1] * self.groups
+            out_size = tuple((in_size[i] - 1) * s[i] - 2 * p[i] + d[i] * (kk[i] - 1) + op[i] + 1 for i in range(k))
+            self.big, self.small = out_size, in_size
+        else:
+            self.in_channels, self.out_channels = input.shape[1], weight.shape[0]
+            out_size = tuple((in_size[i] + 2 * p[i] - d[i] * (kk[i] - 1) - 1) // s[i] + 1 for i in range(k))
+            self.big, self.small = in_size, out_size
+        self.in_size, self.out_size = in_size, out_size
+        self.kk, self.ll = prod(self.kernel), prod(self.small)
+
+    def _c_args(self) -> tuple:
+        pad3 = (3 - len(self.kernel))
+
+        def three(t: Sequence[int], fill: int) -> list[int]:
+            return [fill] * pad3 + list(t)
+
+        return (three(self.big, 1), three(self.small, 1), three(self.kernel, 1), three(self.stride, 1),
+                three(self.padding, 0), three(self.dilation, 1))
+
+    def im2col(self, x: np.ndarray) -> np.ndarray:
+        """``x (N, C, *big)`` -> columns ``(G, C/G * K, N * L)``."""
+        x = np.ascontiguousarray(x)
+        n, c = x.shape[:2]
+        cols = np.empty((c * self.kk, n * self.ll), dtype=x.dtype)
+        _C.nn_im2col(x, cols, n, c, True, *self._c_args())
+        return cols.reshape(self.groups, -1, n * self.ll)
+
+    def col2im(self, cols: np.ndarray, channels: int) -> np.ndarray:
+        """Columns ``(C * K, N * L)`` (any shape of that size) -> ``(N, C, *big)``."""
+        cols = np.ascontiguousarray(cols)
+        x = np.empty((self.n, channels) + self.big, dtype=cols.dtype)
+        _C.nn_col2im(cols, x, self.n, channels, True, *self._c_args())
+        return x
+
+    def grouped(self, weight: np.ndarray) -> np.ndarray:
+        return weight.reshape(self.groups, weight.shape[0] // self.groups, -1)
+
+    def channels_first(self, a: np.ndarray) -> np.ndarray:
+        """``(N, C, *small)`` -> ``(G, C/G, N * L)``: the batch inside each channel's row."""
+        n, c = a.shape[:2]
+        return np.ascontiguousarray(a.reshape(n, c, self.ll).transpose(1, 0, 2)).reshape(self.groups, -1, n * self.ll)
+
+    def batch_first(self, a: np.ndarray, channels: int) -> np.ndarray:
+        """``(G, C/G, N * L)`` -> ``(N, C, L)`` (a view)."""
+        return a.reshape(channels, self.n, self.ll).transpose(1, 0, 2)
+
+
+def _work(a: np.ndarray | None, dt: np.dtype) -> np.ndarray | None:
+    return None if a is None else np.ascontiguousarray(a, dtype=dt)
+
+
+def _work_dtype(a: np.ndarray) -> np.dtype:
+    return a.dtype if a.dtype in (_F32, _F64) else _F32
+
+
+def _store(out: np.ndarray, value: np.ndarray) -> None:
+    """``out[...] = value`` (same size, maybe another shape), without a copy of a strided ``value``."""
+    if value.shape != out.shape and out.flags.c_contiguous:
+        np.copyto(out.reshape(value.shape), value, casting="unsafe")
+    else:
+        np.copyto(out, value.reshape(out.shape), casting="unsafe")
+
+
+def _store_weight(out: np.ndarray, transposed_grad: np.ndarray) -> None:
+    """The weight gradient from its transpose ``(G, cols, rows)``.
+
+    The product runs as ``cols @ rows^T`` because OpenBLAS's sgemm with a short left operand and a
+    long inner dim (``(64, 12544) @ (12544, 288)``, a weight gradient's shape) ran about 15x slower
+    than the same product transposed on the machine measured (docs/performance.md).
+    """
+    _store(out, transposed_grad.transpose(0, 2, 1))
+
+
+def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
+    if out.size == 0:
+        return
+    g = _Geo(input, weight, stride, padding, dilation, transposed, output_padding, groups)
+    dt = _work_dtype(input)
+    x, w = _work(input, dt), _work(weight, dt)
+    if x.size == 0 or w.size == 0:  # no channels to sum over: the bias alone
+        res = np.zeros(out.shape, dtype=dt)
+    elif not g.transposed:
+        res = g.batch_first(np.matmul(g.grouped(w), g.im2col(x)), g.out_channels)
+    else:
+        cols = np.matmul(g.grouped(w).transpose(0, 2, 1), g.channels_first(x))
+        res = g.col2im(cols, g.out_channels)
+    res = res.reshape(res.shape[0], res.shape[1], -1)  # (N, O, positions): a view in both cases
+    b = None if bias is None else _work(bias, dt).reshape(-1, 1)
+    if out.dtype == dt and out.flags.c_contiguous:
+        target = out.reshape(res.shape)  # a view of out
+        if b is None:
+            np.copyto(target, res)
+        else:
+            np.add(res, b, out=target)
+        return
+    _store(out, res if b is None else res + b)
+
+
+def nn_convolution_backward(grad_out, input, weight, stride, padding, dilation, transposed, output_padding, groups,
+                            output_mask, out):
+    g = _Geo(input, weight, stride, padding, dilation, transposed, output_padding, groups)
+    dt = _work_dtype(input)
+    go, x, w = _work(grad_out, dt), _work(input, dt), _work(weight, dt)
+    gi_out, gw_out, gb_out = out
+    if go.size == 0 or x.size == 0 or w.size == 0:  # nothing flows: every requested gradient is zero
+        for o in out:
+            o.fill(0)
+        return
+    wg = g.grouped(w)
+    if not g.transposed:
+        g_rows = g.channels_first(go)  # (G, Og, N*L)
+        if output_mask[0]:
+            _store(gi_out, g.col2im(np.matmul(wg.transpose(0, 2, 1), g_rows), g.in_channels))
+        if output_mask[1]:
+            _store_weight(gw_out, np.matmul(g.im2col(x), g_rows.transpose(0, 2, 1)))
+    elif output_mask[0] or output_mask[1]:
+        g_cols = g.im2col(go)  # (G, Og*K, N*L): the windows of the big side
+        if output_mask[0]:
+            _store(gi_out, g.batch_first(np.matmul(wg, g_cols), g.in_channels))
+        if output_mask[1]:
+            _store_weight(gw_out, np.matmul(g_cols, g.channels_first(x).transpose(0, 2, 1)))
+    if output_mask[2]:
+        _store(gb_out, go.sum(axis=(0,) + tuple(range(2, go.ndim))))
+
+
+KERNELS: dict[str, Callable[..., Any]] = (
+    {"nn_convolution": nn_convolution, "nn_convolution_backward": nn_convolution_backward}
+    if hasattr(_C, "nn_im2col") else {}  # an extension built before these kernels existed
+)

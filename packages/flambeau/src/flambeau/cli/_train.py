@@ -17,7 +17,7 @@ from ._datasets import DataError, Split
 
 CHECKPOINT = "checkpoint.safetensors"
 PLOT = "training.png"
-MODELS = ("mlp",)  # the CNN comes with flambeau.nn's convolutions
+MODELS = ("mlp", "cnn")
 OPTIMIZERS = ("sgd", "adam", "adamw")
 
 
@@ -52,7 +52,8 @@ class History:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     d = Options()
     parser.add_argument("--model", choices=MODELS, default=d.model,
-                        help="the classifier: a multi-layer perceptron (a CNN comes with nn's convolutions)")
+                        help="the classifier: mlp, a multi-layer perceptron (default), or cnn, two 3x3 convolutions "
+                             "(32 and 64 channels, each with ReLU and 2x2 max pooling) then a dense layer")
     parser.add_argument("--epochs", type=_positive_int, default=d.epochs,
                         help=f"passes over the data (default {d.epochs})")
     parser.add_argument("--batch-size", type=_positive_int, default=d.batch_size,
@@ -61,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--optimizer", choices=OPTIMIZERS, default=d.optimizer, help=f"default {d.optimizer}")
     parser.add_argument("--seed", type=int, default=d.seed, help="the same seed gives the same run (default 0)")
     parser.add_argument("--hidden", type=_positive_int, default=d.hidden,
-                        help=f"width of the MLP's hidden layer (default {d.hidden})")
+                        help=f"width of the hidden dense layer, the MLP's or the CNN's (default {d.hidden})")
     parser.add_argument("--out", default=d.out,
                         help=f"folder for {CHECKPOINT} and {PLOT} (default ./{d.out})")
     parser.add_argument("--data", metavar="PATH", default=None,
@@ -92,11 +93,39 @@ def options_from(args: argparse.Namespace) -> Options:
     return Options(**{k: getattr(args, k) for k in Options.__dataclass_fields__})
 
 
-def build_model(num_features: int, hidden: int, num_classes: int) -> Any:
-    """The MLP: ``Linear(num_features, hidden)``, ReLU, ``Linear(hidden, num_classes)``."""
+def build_model(num_features: int, hidden: int, num_classes: int, model: str = "mlp",
+                image_shape: tuple[int, int] | None = None) -> Any:
+    """The classifier.
+
+    ``mlp``: ``Linear(num_features, hidden)``, ReLU, ``Linear(hidden, num_classes)``.
+    ``cnn`` (images of ``image_shape``, one channel): ``Conv2d(1, 32, 3, padding=1)``, ReLU,
+    ``MaxPool2d(2)``, ``Conv2d(32, 64, 3, padding=1)``, ReLU, ``MaxPool2d(2)``, ``Flatten``,
+    ``Linear(64 * (H // 4) * (W // 4), hidden)``, ReLU, ``Linear(hidden, num_classes)``: for 28x28
+    images the network of PyTorch's MNIST example, ``Linear(3136, 128)``.
+    """
     from flambeau import nn
 
+    if model == "cnn":
+        if image_shape is None or len(image_shape) != 2 or min(image_shape) < 4:
+            raise ValueError(f"the CNN needs images of at least 4x4 pixels, got shape {image_shape}")
+        h, w = image_shape
+        return nn.Sequential(
+            nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(64 * (h // 4) * (w // 4), hidden), nn.ReLU(), nn.Linear(hidden, num_classes))
     return nn.Sequential(nn.Linear(num_features, hidden), _relu(nn), nn.Linear(hidden, num_classes))
+
+
+def _image_shape(split: Split) -> tuple[int, int] | None:
+    shape = tuple(split.train_x.shape[1:])
+    return (int(shape[0]), int(shape[1])) if len(shape) == 2 else None
+
+
+def _describe(opts: Options, split: Split) -> str:
+    if opts.model == "cnn":
+        h, w = _image_shape(split) or (0, 0)
+        return f"CNN {h}x{w} conv32-pool-conv64-pool-{opts.hidden}-{split.num_classes}"
+    return f"MLP {split.num_features}-{opts.hidden}-{split.num_classes}"
 
 
 def _relu(nn: Any) -> Any:
@@ -128,12 +157,18 @@ def load_data(opts: Options) -> Split:
     return _datasets.digits() if opts.data is None else _datasets.idx_folder(opts.data)
 
 
-def _tensors(split: Split) -> tuple[Any, Any, Any, Any]:
+def _tensors(split: Split, model: str = "mlp") -> tuple[Any, Any, Any, Any]:
+    """Images as rows of features (the MLP) or as one-channel images ``(N, 1, H, W)`` (the CNN)."""
     import flambeau as fb
 
-    flat = split.num_features
-    return (fb.from_numpy(split.train_x.reshape(-1, flat)), fb.from_numpy(split.train_y),
-            fb.from_numpy(split.test_x.reshape(-1, flat)), fb.from_numpy(split.test_y))
+    shape: tuple[int, ...] = (-1, split.num_features)
+    if model == "cnn":
+        image = _image_shape(split)
+        if image is None:
+            raise DataError(f"{split.name}: the CNN needs 2-D images, got samples of shape {split.train_x.shape[1:]}")
+        shape = (-1, 1) + image
+    return (fb.from_numpy(split.train_x.reshape(shape)), fb.from_numpy(split.train_y),
+            fb.from_numpy(split.test_x.reshape(shape)), fb.from_numpy(split.test_y))
 
 
 def evaluate(model: Any, x: Any, y: Any, batch_size: int = 1024) -> float:
@@ -193,9 +228,9 @@ def train(opts: Options, out: TextIO | None = None) -> History:
     from flambeau.utils.data import DataLoader, TensorDataset
 
     split = load_data(opts)
-    train_x, train_y, test_x, test_y = _tensors(split)
+    train_x, train_y, test_x, test_y = _tensors(split, opts.model)
     fb.manual_seed(opts.seed)
-    model = build_model(split.num_features, opts.hidden, split.num_classes)
+    model = build_model(split.num_features, opts.hidden, split.num_classes, opts.model, _image_shape(split))
     optimizer = build_optimizer(opts.optimizer, model.parameters(), opts.lr)
     shuffle = fb.Generator().manual_seed(opts.seed)
     loader = DataLoader(TensorDataset(train_x, train_y), batch_size=opts.batch_size, shuffle=True, generator=shuffle)
@@ -204,7 +239,7 @@ def train(opts: Options, out: TextIO | None = None) -> History:
     if opts.resume is not None:
         start_epoch, history = _restore(opts.resume, opts, split, model, optimizer, shuffle)
     print(f"flambeau train: {split.name}: {len(train_y)} training and {len(test_y)} test images, "
-          f"{split.num_classes} classes; MLP {split.num_features}-{opts.hidden}-{split.num_classes}, "
+          f"{split.num_classes} classes; {_describe(opts, split)}, "
           f"{opts.optimizer} lr={opts.lr}, batch {opts.batch_size}, seed {opts.seed}"
           + (f"; resuming after epoch {start_epoch}" if opts.resume else ""), file=out)
     os.makedirs(opts.out, exist_ok=True)
