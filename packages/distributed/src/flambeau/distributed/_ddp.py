@@ -56,7 +56,10 @@ class _Reducer:
             size += p.nbytes
         if current:
             self._add(current)
+        self.order = params
+        self.find_unused = False  # set by DDP: every rank the same
         self.ready: set[int] = set()
+        self.unused: set[int] = set()  # found unused by this rank's forward (find_unused_parameters)
         self.next_bucket = 0
         self.in_progress = False
 
@@ -101,10 +104,22 @@ class _Reducer:
     def _finalize(self) -> None:
         import flambeau as fb
 
+        globally_used = None
+        if self.find_unused:
+            # Which parameters some rank used: those keep (or get) the averaged gradient; a parameter no
+            # rank used keeps no gradient, as PyTorch's.
+            flags = np.zeros(len(self.order), np.int32)
+            for i, p in enumerate(self.order):
+                if id(p) not in self.unused:
+                    flags[i] = 1
+            self.impl.all_reduce_array(flags, ReduceOp.MAX).wait()
+            globally_used = {id(p) for i, p in enumerate(self.order) if flags[i]}
         for bucket in self.buckets:
             bucket.work.wait()
             flat, off = bucket.flat, bucket.offsets
             for i, p in enumerate(bucket.params):
+                if globally_used is not None and id(p) not in globally_used:
+                    continue
                 values = flat[off[i]:off[i + 1]].reshape(p._data.shape)
                 if p.grad is None:
                     p.grad = fb.from_numpy(values.copy())
@@ -119,6 +134,7 @@ class _Reducer:
             bucket.pending = len(bucket.params)
             bucket.work = None
         self.ready.clear()
+        self.unused.clear()
         self.next_bucket = 0
         self.in_progress = False
 
@@ -187,6 +203,7 @@ class DistributedDataParallel(Module):
         first = min(cap, _DEFAULT_FIRST_BUCKET_BYTES) if bucket_cap_mb is None else cap
         self._params = params
         self.reducer = _Reducer(params, pg, cap, first)
+        self.reducer.find_unused = find_unused_parameters
         self._handles = [p.register_post_accumulate_grad_hook(self._grad_ready) for p in params]
 
     # The reducer and the group are not parameters or submodules: keep them out of Module's bookkeeping.
@@ -218,6 +235,7 @@ class DistributedDataParallel(Module):
             used = _used_leaves(out)
             for p in self._params:
                 if id(p) not in used:
+                    self.reducer.unused.add(id(p))
                     self.reducer.mark_ready(p)
         return out
 

@@ -49,17 +49,24 @@ def _run(argv: list[str]) -> None:
 
 
 def _abort(code: int) -> None:
-    """End the whole job with ``code``: MPI's process managers do not stop the other ranks when one
-    exits with an error, and they would wait for it in their next collective until their timeout."""
+    """End the whole job with ``code``. MPI's process managers do not stop the other ranks when one exits
+    with an error (they would wait for it in their next collective until their timeout), so the failure
+    is written where the launcher watches (it then ends the job), and MPI_Abort ends it at once when
+    this process already runs MPI (initialising MPI only to abort could wait for ranks that never will)."""
     sys.stdout.flush()
     sys.stderr.flush()
+    status_dir = os.environ.get("FLAMBEAU_RUN_STATUS_DIR")
+    if status_dir:
+        path = os.path.join(status_dir, f"rank{os.environ.get('RANK', '0')}")
+        with open(path + ".tmp", "w") as f:
+            f.write(str(code))
+        os.replace(path + ".tmp", path)
     from . import _mpi
 
-    try:
-        MPI = _mpi.load()
-    except RuntimeError:
-        os._exit(code)
-    MPI.COMM_WORLD.Abort(code)
+    MPI = _mpi._MPI
+    if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
+        MPI.COMM_WORLD.Abort(code)
+    os._exit(code)
 
 
 def main(argv: list[str]) -> None:

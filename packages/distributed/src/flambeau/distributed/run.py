@@ -20,6 +20,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Sequence
 
@@ -112,9 +113,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_mpiexec(mpiexec: str, n: int, command: list[str], env: dict[str, str]) -> int:
-    # Hydra (MPICH) and Open MPI both end the whole job when one process fails.
-    proc = subprocess.Popen([mpiexec, "-n", str(n), *command], env=env, start_new_session=True)
-    return _supervise([proc])
+    # mpiexec ends the job when a process dies of a signal, not when one exits with an error: each
+    # worker writes its failing status into status_dir, where _supervise sees it and ends the job.
+    with tempfile.TemporaryDirectory(prefix="flambeau-run-") as status_dir:
+        env = dict(env, FLAMBEAU_RUN_STATUS_DIR=status_dir)
+        proc = subprocess.Popen([mpiexec, "-n", str(n), *command], env=env, start_new_session=True)
+        return _supervise([proc], status_dir)
 
 
 def _run_local(n: int, command: list[str], env: dict[str, str]) -> int:
@@ -125,7 +129,19 @@ def _run_local(n: int, command: list[str], env: dict[str, str]) -> int:
     return _supervise(procs)
 
 
-def _supervise(procs: list[subprocess.Popen]) -> int:
+def _first_reported(status_dir: str | None) -> int:
+    """The status of the first worker that reported a failure in ``status_dir`` (0: none did)."""
+    if status_dir is None:
+        return 0
+    reports = sorted((e.stat().st_mtime, e.path) for e in os.scandir(status_dir) if e.name.startswith("rank")
+                     and not e.name.endswith(".tmp"))
+    for _, path in reports:
+        with open(path) as f:
+            return int(f.read() or 1)
+    return 0
+
+
+def _supervise(procs: list[subprocess.Popen], status_dir: str | None = None) -> int:
     """Wait for every process; on the first failure (or a signal to the launcher) end the others."""
     stop = {"signal": 0}
 
@@ -139,6 +155,12 @@ def _supervise(procs: list[subprocess.Popen]) -> int:
             if stop["signal"]:
                 _terminate(procs)
                 return 128 + stop["signal"]
+            reported = _first_reported(status_dir)
+            if reported and failure == 0:
+                failure = reported
+                print(f"flambeau run: a process failed with status {reported}: ending the job", file=sys.stderr)
+                _terminate(procs)
+                return failure
             running = False
             for p in procs:
                 code = p.poll()
@@ -152,7 +174,7 @@ def _supervise(procs: list[subprocess.Popen]) -> int:
                               file=sys.stderr)
                     _terminate(others)
             if not running:
-                return failure
+                return _first_reported(status_dir) or failure
             time.sleep(0.05)
     finally:
         for s, h in previous.items():
