@@ -97,3 +97,24 @@ def test_a_world_of_one_process():
             "print('ok')\n")
     result = run([sys.executable, "-c", code], timeout=120)
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr
+
+
+def _accuracy(stdout: str) -> float:
+    lines = [line for line in stdout.splitlines() if line.startswith("test accuracy: ")]
+    assert lines, stdout
+    return float(lines[-1].split()[-1].rstrip("%"))
+
+
+def test_flambeau_train_data_parallel_reaches_the_single_process_accuracy(tmp_path):
+    pytest.importorskip("flambeau.cli")
+    mpiexec()
+    common = ["--epochs", "3", "--no-progress", "--no-plot"]
+    one = run([sys.executable, "-m", "flambeau.cli", "train", *common, "--out", str(tmp_path / "one")])
+    two = run([sys.executable, "-m", "flambeau.cli", "train", "--nproc-per-node", "2", *common,
+               "--out", str(tmp_path / "two")])
+    assert one.returncode == 0, one.stderr
+    assert two.returncode == 0, two.stdout + two.stderr
+    assert "data-parallel: 2 processes, 16 images per process and step" in two.stdout, two.stdout
+    assert two.stdout.count("epoch 3/3") == 1, two.stdout  # one process reports
+    assert abs(_accuracy(one.stdout) - _accuracy(two.stdout)) <= 3.0, (one.stdout, two.stdout)
+    assert (tmp_path / "two" / "checkpoint.safetensors").is_file()

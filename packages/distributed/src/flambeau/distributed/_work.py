@@ -6,17 +6,20 @@ a peer that died makes ``wait`` raise a clear error instead of hanging forever.
 """
 from __future__ import annotations
 
+import os
 import time
 from datetime import timedelta
 from typing import Any, Callable, Sequence
 
 from ._types import DistBackendError
 
-# Poll without sleeping for this long (the engine progresses only while it is polled, so a sleeping
-# waiter slows a large transfer), then sleep between polls: a rank waiting minutes for a slow peer
-# should not burn a core that the peer may need.
-_SPIN_SECONDS = 0.5
-_SLEEP_SECONDS = 0.0005
+# How a waiter polls: the engine progresses only while it is polled, so a sleeping waiter slows a large
+# transfer; but a waiter that spins takes the core its peer may need (several ranks on few cores, or a
+# loaded machine). So: spin briefly, then yield the core between polls (the peer runs if it was waiting
+# for this core, else the poll goes on at once), then, after a while, sleep between polls.
+_SPIN_SECONDS = 50e-6
+_YIELD_SECONDS = 2.0
+_SLEEP_SECONDS = 0.0002
 
 
 class Work:
@@ -79,13 +82,15 @@ class Work:
             return True
         limit = (timeout or self._timeout).total_seconds()
         deadline = self._started + limit if timeout is None else time.monotonic() + limit
-        spin_until = time.monotonic() + _SPIN_SECONDS
-        polls = 0
+        began = time.monotonic()
+        spin_until, yield_until = began + _SPIN_SECONDS, began + _YIELD_SECONDS
         while not self._poll():
-            polls += 1
-            if polls & 63:
-                continue
             now = time.monotonic()
+            if now < spin_until:
+                continue
+            if now < yield_until:
+                os.sched_yield()
+                continue
             if now > deadline:
                 self._exception = DistBackendError(
                     f"{self._what} timed out after {limit:g} s: a peer did not take part (it may have died, "
@@ -93,8 +98,7 @@ class Work:
                 if self._on_timeout is not None:
                     self._on_timeout()
                 raise self._exception
-            if now > spin_until:
-                time.sleep(_SLEEP_SECONDS)
+            time.sleep(_SLEEP_SECONDS)
         return True
 
     def result(self) -> list:
