@@ -2,7 +2,8 @@
 
 Cases (bars: flambeau's time at most 1.0x gloo's for all_reduce at 64 MB; at most 1.1x PyTorch DDP's step):
   all_reduce_1KB / _1MB / _64MB   float32 SUM all_reduce: latency (ms) and bus bandwidth
-                                   (GB/s, bytes * 2(n-1)/n / time, as nccl-tests count it)
+                                   (GB/s, bytes * 2(n-1)/n / time, as nccl-tests count it); fb-nocheck is
+                                   flambeau without the cross-rank size check of each collective
   ddp_step                         the 784-512-512-10 ReLU MLP of bench_nn_mlp.py wrapped in DDP, batch 128
                                    per process, CrossEntropyLoss, SGD(lr=0.01, momentum=0.9): zero_grad,
                                    forward, backward (gradients averaged), step
@@ -76,8 +77,14 @@ def workloads(rank: int, n: int, cases: list[str]):
             continue
         a = fb.ones(nbytes // 4)
         b = torch.ones(nbytes // 4)
-        out[f"all_reduce_{label}"] = (nbytes, {"flambeau": lambda a=a: dist.all_reduce(a),
-                                               "torch": lambda b=b: tdist.all_reduce(b)})
+        c = fb.ones(nbytes // 4)
+        impl = dist.group.WORLD.impl("cpu", "bench")
+        # fb-nocheck: the same all_reduce without the size check that precedes every collective (one
+        # small all-gather; FLAMBEAU_DISTRIBUTED_CHECKS=0 turns it off for a whole job)
+        out[f"all_reduce_{label}"] = (nbytes, {
+            "flambeau": lambda a=a: dist.all_reduce(a),
+            "fb-nocheck": lambda c=c, impl=impl: impl.all_reduce(c, dist.ReduceOp.SUM, check=False).wait(),
+            "torch": lambda b=b: tdist.all_reduce(b)})
     if "ddp_step" in cases:
         rng = np.random.default_rng(1 + rank)
         x = rng.standard_normal((BATCH, MLP[0])).astype(np.float32)

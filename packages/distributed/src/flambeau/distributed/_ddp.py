@@ -302,8 +302,8 @@ def _broadcast_coalesced(pg: Any, tensors: list[Tensor]) -> None:
     by_dtype: dict[Any, list[Tensor]] = {}
     for t in tensors:
         by_dtype.setdefault(t.dtype, []).append(t)
-    for dtype, group in by_dtype.items():
-        flat = np.concatenate([t._data.reshape(-1) for t in group]) if group else None
+    for group in by_dtype.values():
+        flat = np.concatenate([t._data.reshape(-1) for t in group])
         carrier = fb.from_numpy(flat)
         pg.impl(group[0].device.type, "DistributedDataParallel").broadcast(carrier, 0).wait()
         pos = 0
