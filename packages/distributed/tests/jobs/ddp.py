@@ -62,13 +62,26 @@ def check_grads(rank: int, n: int, cap: float | None) -> None:
     ref = make_model(0)
     F.cross_entropy(ref(x), y).backward()
     ddp = dist.DistributedDataParallel(make_model(rank), bucket_cap_mb=cap)
+    launched_at = []  # how many gradients were ready when each bucket's all-reduce started
     if cap is not None:
         assert len(ddp.reducer.buckets) == 4, len(ddp.reducer.buckets)  # one per parameter
+        # buckets hold the parameters in reverse order: the last layer's first
+        assert ddp.reducer.buckets[0].params[0] is ddp.module[2].bias
+        start = ddp.reducer.impl.all_reduce_array
+
+        def recording(flat, op):
+            launched_at.append(len(ddp.reducer.ready))
+            return start(flat, op)
+
+        ddp.reducer.impl.all_reduce_array = recording
     for (k, p), q in zip(ddp.module.named_parameters(), ref.parameters()):
         assert np.array_equal(p.detach().numpy(), q.detach().numpy()), f"{k} was not broadcast from rank 0"
     mine = slice(rank * PER_RANK, (rank + 1) * PER_RANK)
     F.cross_entropy(ddp(x[mine]), y[mine]).backward()
     assert_grads(grads(ddp.module), grads(ref), f"grads (bucket_cap_mb={cap})")
+    if cap is not None:  # each bucket started as soon as it filled, during backward, not after it
+        assert launched_at == [1, 2, 3, 4], launched_at
+        del ddp.reducer.impl.all_reduce_array
     assert all(k.startswith("module.") for k in ddp.state_dict()), list(ddp.state_dict())
     assert set(ddp.state_dict()) == {"module." + k for k in ref.state_dict()}
 
