@@ -237,6 +237,17 @@ def check_groups_and_errors(rank: int, n: int) -> None:
     else:
         assert g is dist.GroupMember.NON_GROUP_MEMBER
         assert dist.get_rank(g) == -1
+    # 0-d tensors and empty ones
+    s = fb.tensor(float(rank + 1))
+    dist.all_reduce(s)
+    assert s.item() == n * (n + 1) / 2, s
+    s = fb.tensor(rank, dtype=fb.int64)
+    dist.broadcast(s, src=n - 1)
+    assert s.item() == n - 1, s
+    e = fb.zeros(0, 3)
+    dist.all_reduce(e)
+    dist.broadcast(e, src=0)
+    CHECKS[0] += 4
     dist.barrier()
     # mismatched sizes: every rank raises, naming the ranks
     t = fb.zeros(3 + rank)

@@ -69,7 +69,7 @@ def test_all(requests: list) -> bool:
 
 def raw(a: np.ndarray) -> list:
     """A contiguous array as an MPI message of bytes."""
-    return [a.view(np.uint8).reshape(-1), _MPI.BYTE]
+    return [a.reshape(-1).view(np.uint8), _MPI.BYTE]
 
 
 # numpy dtype -> mpi4py datatype name, for the reductions that compute.

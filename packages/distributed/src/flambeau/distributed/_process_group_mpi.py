@@ -211,8 +211,8 @@ class ProcessGroupMPI:
         # Each rank's send count must be what its peer expects: gather the matrix and compare.
         self._agree_counts(what, list(send_bytes), list(recv_bytes))
         MPI = _mpi._MPI
-        req = self.comm.Ialltoallv([send.view(np.uint8).reshape(-1), (list(send_bytes), sdispl), MPI.BYTE],
-                                   [out.view(np.uint8).reshape(-1), (list(recv_bytes), rdispl), MPI.BYTE])
+        req = self.comm.Ialltoallv([send.reshape(-1).view(np.uint8), (list(send_bytes), sdispl), MPI.BYTE],
+                                   [out.reshape(-1).view(np.uint8), (list(recv_bytes), rdispl), MPI.BYTE])
         return self._work([req], what)
 
     def _agree_counts(self, what: str, send_bytes: list[int], recv_bytes: list[int]) -> None:
