@@ -200,6 +200,32 @@ def check_movement(rank: int, n: int, name: str) -> None:
     close(values(got), inputs[nxt], name, "isend/irecv non-contiguous")
 
 
+def _permuted(a: np.ndarray, perm: tuple | None) -> fb.Tensor:
+    """A tensor with ``a``'s values: contiguous, or a permuted view of a buffer laid out another way."""
+    if perm is None:
+        return fb.from_numpy(a.copy())
+    t = fb.from_numpy(np.ascontiguousarray(np.transpose(a, np.argsort(perm)))).permute(*perm)
+    assert tuple(t.shape) == a.shape and not t.is_contiguous()
+    return t
+
+
+def check_shapes(rank: int, n: int) -> None:
+    """0-d, empty, 1-d and permuted 3-d tensors through the collectives that move and reduce."""
+    for name in ("float32", "int64", "bfloat16"):
+        for shape, perm in (((), None), ((0,), None), ((5,), None), ((2, 0, 3), None), ((2, 3, 4), (2, 0, 1)),
+                            ((3, 1, 2), (1, 2, 0))):
+            inputs = [data(r, name, shape, 60) for r in range(n)]
+            t = _permuted(inputs[rank], perm)
+            dist.all_reduce(t)
+            close(values(t), reference(inputs, dist.ReduceOp.SUM, name), name, f"all_reduce shape {shape} {perm}")
+            t = _permuted(inputs[rank], perm)
+            dist.broadcast(t, src=n - 1)
+            close(values(t), inputs[n - 1], name, f"broadcast shape {shape} {perm}")
+            big = fb.from_numpy(np.zeros((n, *shape), NP[name]))
+            dist.all_gather_into_tensor(big, _permuted(inputs[rank], perm))
+            close(values(big), np.stack(inputs), name, f"all_gather_into_tensor shape {shape}")
+
+
 def check_objects(rank: int, n: int) -> None:
     objs = [{"rank": 0, "list": [1, 2.5, "x"]}, None, ("tuple", 3)]
     lst = objs if rank == 0 else [None, None, None]
@@ -298,6 +324,7 @@ def main() -> None:
     for name in NP:
         check_reductions(rank, n, name)
         check_movement(rank, n, name)
+    check_shapes(rank, n)
     check_objects(rank, n)
     check_groups_and_errors(rank, n)
     dist.destroy_process_group()
