@@ -58,7 +58,10 @@ def test_backend_names():
 def test_mpi4py_missing_names_what_to_install(monkeypatch):
     monkeypatch.setattr(_mpi, "_MPI", None)
     monkeypatch.setitem(sys.modules, "mpi4py", None)  # import mpi4py raises ImportError
-    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None if name == "mpi4py" else object())
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mpi4py" else real(name, *a))
     assert not dist.is_mpi_available()
     with pytest.raises(RuntimeError, match=r"pip install mpi4py mpich"):
         dist.init_process_group("mpi")
