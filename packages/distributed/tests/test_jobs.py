@@ -2,6 +2,7 @@
 each rank runs; every job has a hard timeout)."""
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -45,7 +46,8 @@ def test_a_stalled_rank_makes_the_others_fail_with_a_clear_error_within_the_time
     result = launch(3, "killed.py", "stop", timeout=180, env={"JOB_TIMEOUT": "4"})
     out = result.stdout + result.stderr
     assert result.returncode == 3, out  # the first failure's status
-    assert "rank 0: clear error after" in out and "timed out after 4 s" in out, out
+    # whichever survivor times out first reports and ends the job
+    assert re.search(r"rank [02]: clear error after", out) and "timed out after 4 s" in out, out
     assert "no error" not in out
 
 
