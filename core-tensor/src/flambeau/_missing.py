@@ -8,6 +8,7 @@ SUBPACKAGES = {
     "flambeau.nn": "flambeau-nn",
     "flambeau.optim": "flambeau-optim",
     "flambeau.distributions": "flambeau-distributions",
+    "flambeau.distributed": "flambeau-distributed",
     "flambeau.cli": "flambeau",
 }
 

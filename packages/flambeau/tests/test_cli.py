@@ -108,3 +108,23 @@ def test_training_run_fits_the_line():
     loss = training_run(out)
     assert loss < 1e-6
     assert "weight 3.0000 (want 3), bias -1.0000 (want -1)" in out.getvalue()
+
+
+def test_run_without_flambeau_distributed_names_what_to_install(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "flambeau.distributed.run", None)  # import raises ImportError
+    assert main(["run", "--nproc-per-node", "2", "train.py"]) == 2
+    assert "pip install flambeau-distributed" in capsys.readouterr().err
+
+
+def test_train_nproc_per_node_without_flambeau_distributed(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(sys.modules, "flambeau.distributed.run", None)
+    monkeypatch.delenv("FLAMBEAU_TRAIN_DATA_PARALLEL", raising=False)
+    assert main(["train", "--nproc-per-node", "2", "--out", str(tmp_path)]) == 2
+    assert "--nproc-per-node needs flambeau-distributed" in capsys.readouterr().err
+
+
+def test_run_forwards_its_options():
+    pytest.importorskip("flambeau.distributed")
+    result = subprocess.run([sys.executable, "-m", "flambeau.cli", "run", "--help"], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0 and "--nproc-per-node" in result.stdout, result.stderr

@@ -14,6 +14,7 @@ EXPECTED = {
     "flambeau-nn": SpecifierSet(">=0.1,<0.2"),
     "flambeau-optim": SpecifierSet(">=0.1,<0.2"),
     "flambeau-distributions": SpecifierSet(">=0.1,<0.2"),
+    "flambeau-distributed": SpecifierSet(">=0.1,<0.2"),
 }
 
 

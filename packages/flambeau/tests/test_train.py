@@ -133,7 +133,7 @@ def test_cli_bad_data_path_exits_2(tmp_path, capsys):
 
 def test_cli_rejects_bad_options(capsys):
     for argv in (["train", "--epochs", "0"], ["train", "--model", "resnet"], ["train", "--optimizer", "lbfgs"],
-                 ["train", "--lr", "-1"]):
+                 ["train", "--lr", "-1"], ["train", "--nproc-per-node", "0"]):
         with pytest.raises(SystemExit) as info:
             main(argv)
         assert info.value.code == 2

@@ -33,6 +33,12 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     add_arguments(train)
     sub.add_parser(
+        "run",
+        help="start a data-parallel job: N copies of a script with flambeau.distributed's variables set "
+             "(same as `python -m flambeau.distributed.run`; needs flambeau-distributed)",
+        add_help=False,  # --help and every other option go to flambeau.distributed.run
+    )
+    sub.add_parser(
         "info",
         help="print the environment for bug reports (same as `python -m flambeau info`)",
         add_help=False,  # --help and every other option go to `python -m flambeau info`
@@ -46,6 +52,17 @@ def _forward_info(extra: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "flambeau", "info", *extra])
 
 
+def _forward_run(extra: list[str]) -> int:
+    # In this process: the launcher supervises its children and forwards signals to them.
+    try:
+        from flambeau.distributed.run import main as run_main
+    except ImportError:
+        print("flambeau run: needs flambeau-distributed (pip install flambeau-distributed mpi4py mpich)",
+              file=sys.stderr)
+        return 2
+    return run_main(extra)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``flambeau`` command line with ``argv`` (default: ``sys.argv[1:]``); return its exit status.
 
@@ -55,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         >>> main(["demo"])  # doctest: +SKIP
         0
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["run"]:
+        return _forward_run(argv[1:])
     args, extra = _build_parser().parse_known_args(argv)
     if args.command == "info":
         return _forward_info(extra)

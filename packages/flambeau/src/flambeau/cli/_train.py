@@ -35,6 +35,7 @@ class Options:
     resume: str | None = None
     progress: bool = True
     plot: bool = True
+    nproc_per_node: int = 1
 
 
 @dataclass
@@ -73,6 +74,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="continue the run saved in this checkpoint, up to --epochs epochs in all")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
     parser.add_argument("--no-plot", dest="plot", action="store_false", help=f"do not write {PLOT}")
+    parser.add_argument("--nproc-per-node", type=_positive_int, default=d.nproc_per_node,
+                        help="train data-parallel in this many processes (DistributedDataParallel; needs "
+                             "flambeau-distributed and mpi4py): --batch-size is split among them, so the run "
+                             "takes the same steps as in one process")
 
 
 def _positive_int(text: str) -> int:
@@ -231,9 +236,18 @@ def train(opts: Options, out: TextIO | None = None) -> History:
     train_x, train_y, test_x, test_y = _tensors(split, opts.model)
     fb.manual_seed(opts.seed)
     model = build_model(split.num_features, opts.hidden, split.num_classes, opts.model, _image_shape(split))
-    optimizer = build_optimizer(opts.optimizer, model.parameters(), opts.lr)
     shuffle = fb.Generator().manual_seed(opts.seed)
-    loader = DataLoader(TensorDataset(train_x, train_y), batch_size=opts.batch_size, shuffle=True, generator=shuffle)
+    dataset = TensorDataset(train_x, train_y)
+    par = _Parallel.start() if _Parallel.wanted() else None
+    if par is None:
+        loader = DataLoader(dataset, batch_size=opts.batch_size, shuffle=True, generator=shuffle)
+        net = model
+    else:
+        loader = DataLoader(dataset, batch_size=max(1, opts.batch_size // par.world_size),
+                            sampler=par.sampler(dataset, opts.seed))
+        if par.rank != 0:  # one process prints, saves and plots
+            out, opts = open(os.devnull, "w"), Options(**{**opts.__dict__, "progress": False, "plot": False})
+    optimizer = build_optimizer(opts.optimizer, model.parameters(), opts.lr)
 
     start_epoch, history = 0, History()
     if opts.resume is not None:
@@ -245,9 +259,17 @@ def train(opts: Options, out: TextIO | None = None) -> History:
     os.makedirs(opts.out, exist_ok=True)
     checkpoint = os.path.join(opts.out, CHECKPOINT)
 
+    if par is not None:
+        net = par.wrap(model)  # after --resume: rank 0's restored weights go to every process
+        print(f"data-parallel: {par.world_size} processes, {loader.batch_size} images per process and step",
+              file=out)
     for epoch in range(start_epoch, opts.epochs):
         began = time.perf_counter()
-        total_loss, correct, seen = run_epoch(model, optimizer, _progress(loader, epoch, opts, out), F.cross_entropy)
+        if par is not None:
+            loader.sampler.set_epoch(epoch)
+        total_loss, correct, seen = run_epoch(net, optimizer, _progress(loader, epoch, opts, out), F.cross_entropy)
+        if par is not None:
+            total_loss, correct, seen = par.sum(total_loss, correct, seen)
         history.train_loss.append(total_loss / seen)
         history.train_acc.append(correct / seen)
         history.test_acc.append(evaluate(model, test_x, test_y))
@@ -267,6 +289,8 @@ def train(opts: Options, out: TextIO | None = None) -> History:
         png = os.path.join(opts.out, PLOT)
         plot_history(history, png, title=split.name)
         print(f"plot: {png}", file=out)
+    if par is not None:
+        par.stop()
     return history
 
 
@@ -302,10 +326,74 @@ def _progress(loader: Any, epoch: int, opts: Options, out: TextIO) -> Any:
                 dynamic_ncols=True)
 
 
+class _Parallel:
+    """Data-parallel training under ``flambeau run`` (``flambeau train --nproc-per-node N`` starts it)."""
+
+    ENV = "FLAMBEAU_TRAIN_DATA_PARALLEL"
+
+    def __init__(self, dist: Any) -> None:
+        self.dist = dist
+        self.rank, self.world_size = dist.get_rank(), dist.get_world_size()
+
+    @classmethod
+    def wanted(cls) -> bool:
+        return os.environ.get(cls.ENV) == "1"
+
+    @classmethod
+    def start(cls) -> "_Parallel":
+        import flambeau.distributed as dist
+
+        dist.init_process_group()
+        return cls(dist)
+
+    def sampler(self, dataset: Any, seed: int) -> Any:
+        from flambeau.utils.data import DistributedSampler
+
+        return DistributedSampler(dataset, num_replicas=self.world_size, rank=self.rank, shuffle=True, seed=seed)
+
+    def wrap(self, model: Any) -> Any:
+        return self.dist.DistributedDataParallel(model)
+
+    def sum(self, *values: float) -> tuple:
+        import flambeau as fb
+
+        t = fb.tensor([float(v) for v in values], dtype=fb.float64)
+        self.dist.all_reduce(t)
+        return tuple(t.tolist())
+
+    def stop(self) -> None:
+        self.dist.destroy_process_group()
+
+
+def _launch_data_parallel(opts: Options) -> int:
+    """Start ``flambeau train`` again in ``opts.nproc_per_node`` processes under flambeau.distributed's launcher."""
+    try:
+        from flambeau.distributed.run import main as run_main
+    except ImportError:
+        print("flambeau train: --nproc-per-node needs flambeau-distributed (pip install flambeau-distributed "
+              "mpi4py mpich)", file=sys.stderr)
+        return 2
+    argv = ["--model", opts.model, "--epochs", str(opts.epochs), "--batch-size", str(opts.batch_size),
+            "--lr", str(opts.lr), "--optimizer", opts.optimizer, "--seed", str(opts.seed), "--hidden",
+            str(opts.hidden), "--out", opts.out]
+    argv += ["--data", opts.data] if opts.data else []
+    argv += ["--resume", opts.resume] if opts.resume else []
+    argv += [] if opts.progress else ["--no-progress"]
+    argv += [] if opts.plot else ["--no-plot"]
+    os.environ[_Parallel.ENV] = "1"
+    try:
+        return run_main(["--nproc-per-node", str(opts.nproc_per_node), "-m", "flambeau.cli", "train", *argv])
+    finally:
+        del os.environ[_Parallel.ENV]
+
+
 def run_train(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """The ``flambeau train`` subcommand: 0 on success, 2 on bad data or checkpoint (message on stderr)."""
+    opts = options_from(args)
+    if opts.nproc_per_node > 1 and not _Parallel.wanted():
+        return _launch_data_parallel(opts)
     try:
-        train(options_from(args), out)
+        train(opts, out)
     except (DataError, CheckpointMismatch) as e:
         print(f"flambeau train: error: {e}", file=sys.stderr)
         return 2
