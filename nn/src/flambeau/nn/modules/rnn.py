@@ -17,9 +17,9 @@ import flambeau
 from flambeau import Tensor
 
 from .. import init
+from .._packed_sequence import PackedSequence
 from ..functional import rnn as R
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
