@@ -162,6 +162,104 @@ def _gru_layer_samples(dtype):
     ]
 
 
+# -- the layers' backward: backpropagation through time written out ---------------------------------------
+
+def _replay(h0, c0, output, cells, batch_sizes, reverse):
+    """Each step in the order the forward ran it: (row offset, rows, previous h, previous c), the
+    previous states read from the forward's saved outputs (as the backward ops read them)."""
+    offsets = np.cumsum((0,) + tuple(batch_sizes))[:-1]
+    h, c = h0.copy(), None if c0 is None else c0.copy()
+    steps = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
+    out = []
+    for t in steps:
+        bs, off = batch_sizes[t], offsets[t]
+        out.append((off, bs, h[:bs].copy(), None if c is None else c[:bs].copy()))
+        h[:bs] = output[off:off + bs]
+        if c is not None:
+            c[:bs] = cells[off:off + bs]
+    return out
+
+
+def _lstm_layer_backward_ref(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, workspace, cell_states,
+                             batch_sizes, reverse=False):
+    hidden = h0.shape[1]
+    dh = np.zeros_like(h0) if grad_hn is None else grad_hn.copy()
+    dc = np.zeros_like(c0) if grad_cn is None else grad_cn.copy()
+    gx, gw = np.zeros(workspace.shape), np.zeros(w_hh.shape)
+    for off, bs, h_prev, c_prev in reversed(_replay(h0, c0, output, cell_states, batch_sizes, reverse)):
+        rows = slice(off, off + bs)
+        i, f, g, o = _chunks(workspace[rows], 4)
+        tc = np.tanh(cell_states[rows])
+        d_h = dh[:bs] + (0 if grad_output is None else grad_output[rows])
+        d_c = dc[:bs] + d_h * o * (1 - tc * tc)
+        gates = np.concatenate([d_c * g * i * (1 - i), d_c * c_prev * f * (1 - f), d_c * i * (1 - g * g),
+                                d_h * tc * o * (1 - o)], -1)
+        gx[rows] = gates
+        gw += gates.T @ h_prev
+        dh[:bs], dc[:bs] = gates @ w_hh, d_c * f
+    assert gx.shape[1] == 4 * hidden
+    return gx, dh, dc, gw
+
+
+def _lstm_layer_backward_samples(dtype):
+    rng = np.random.default_rng(11)
+    out = []
+    for (b, h, sizes, reverse), which in (((2, 2, (2, 2, 2), False), "all"), ((3, 3, (3, 1, 1), True), "hn"),
+                                          ((3, 2, (3, 2), False), "output")):
+        n = sum(sizes)
+        xproj, h0, c0 = rng.uniform(-2, 2, (n, 4 * h)), rng.uniform(-1, 1, (b, h)), rng.uniform(-1, 1, (b, h))
+        w = rng.uniform(-1, 1, (4 * h, h))
+        output, _, _, work, cells = _lstm_layer_ref(xproj, h0, c0, w, sizes, reverse)
+
+        def arg(a):
+            return Arg(a.shape, dtype, values=a)
+        go = arg(rng.uniform(-1, 1, (n, h))) if which in ("all", "output") else None
+        ghn = arg(rng.uniform(-1, 1, (b, h))) if which in ("all", "hn") else None
+        gcn = arg(rng.uniform(-1, 1, (b, h))) if which == "all" else None
+        out.append(Sample((go, ghn, gcn, arg(h0), arg(c0), arg(w), arg(output), arg(work), arg(cells), sizes,
+                           reverse), note=f"{which}{', packed, reverse' if reverse else ''}"))
+    return out
+
+
+def _gru_layer_backward_ref(grad_output, grad_hn, h0, w_hh, output, workspace, batch_sizes, reverse=False):
+    dh = np.zeros_like(h0) if grad_hn is None else grad_hn.copy()
+    gx, gw, gb = np.zeros((output.shape[0], w_hh.shape[0])), np.zeros(w_hh.shape), np.zeros(w_hh.shape[0])
+    for off, bs, h_prev, _ in reversed(_replay(h0, None, output, None, batch_sizes, reverse)):
+        rows = slice(off, off + bs)
+        r, z, n, hn = _chunks(workspace[rows], 4)
+        d_h = dh[:bs] + (0 if grad_output is None else grad_output[rows])
+        dan = d_h * (1 - z) * (1 - n * n)
+        dar = dan * hn * r * (1 - r)
+        daz = d_h * (h_prev - n) * z * (1 - z)
+        gx[rows] = np.concatenate([dar, daz, dan], -1)
+        d_hg = np.concatenate([dar, daz, dan * r], -1)
+        gw += d_hg.T @ h_prev
+        gb += d_hg.sum(0)
+        dh[:bs] = d_h * z + d_hg @ w_hh
+    return gx, dh, gw, gb
+
+
+def _gru_layer_backward_samples(dtype):
+    rng = np.random.default_rng(12)
+    out = []
+    for (b, h, sizes, reverse, bias), which in (((2, 2, (2, 2, 2), False, True), "all"),
+                                                ((3, 3, (3, 1, 1), True, False), "hn"),
+                                                ((3, 2, (3, 2), False, True), "output")):
+        n = sum(sizes)
+        xproj, h0 = rng.uniform(-2, 2, (n, 3 * h)), rng.uniform(-1, 1, (b, h))
+        w = rng.uniform(-1, 1, (3 * h, h))
+        b_hh = rng.uniform(-1, 1, 3 * h) if bias else None
+        output, _, work = _gru_layer_ref(xproj, h0, w, b_hh, sizes, reverse)
+
+        def arg(a):
+            return Arg(a.shape, dtype, values=a)
+        go = arg(rng.uniform(-1, 1, (n, h))) if which in ("all", "output") else None
+        ghn = arg(rng.uniform(-1, 1, (b, h))) if which in ("all", "hn") else None
+        out.append(Sample((go, ghn, arg(h0), arg(w), arg(output), arg(work), sizes, reverse),
+                          note=f"{which}{', packed, reverse' if reverse else ''}"))
+    return out
+
+
 def cases() -> list[OpCase]:
     def same(count):
         return lambda s: (next(a for a in s.args if a is not None).dtype,) * count
@@ -174,4 +272,8 @@ def cases() -> list[OpCase]:
         OpCase("nn_lstm_layer", ("float32", "float64"), _lstm_layer_samples, _lstm_layer_ref, same(5),
                errors=_lstm_layer_errors, tolerances=_LOOSE),
         OpCase("nn_gru_layer", ("float32", "float64"), _gru_layer_samples, _gru_layer_ref, same(3), tolerances=_LOOSE),
+        OpCase("nn_lstm_layer_backward", ("float32", "float64"), _lstm_layer_backward_samples,
+               _lstm_layer_backward_ref, same(4), tolerances=_LOOSE),
+        OpCase("nn_gru_layer_backward", ("float32", "float64"), _gru_layer_backward_samples,
+               _gru_layer_backward_ref, same(4), tolerances=_LOOSE),
     ]
