@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "common.h"
+#include "nn_args.h"
 #include "vecmath.h"
 
 namespace flambeau {
@@ -22,33 +23,8 @@ template <class T> FLAMBEAU_INLINE T sigm(T x) { return T(1) / (T(1) + vec_exp(-
 
 // -- argument checks (GIL held) -------------------------------------------------------------------
 
-// Checks that `obj` is a numpy array (or None when optional) of dtype `dt`, C-contiguous, aligned, in
-// bounds, with `size` elements; returns its data pointer (nullptr for None).
-void* pointer(const char* op, const py::object& obj, const char* name, DType dt, index_t size, bool optional,
-              bool written) {
-  if (obj.is_none()) {
-    if (optional) return nullptr;
-    throw py::value_error(std::string(op) + ": " + name + " is required");
-  }
-  if (!py::isinstance<py::array>(obj)) throw py::type_error(std::string(op) + ": " + name + " must be a numpy array");
-  py::array a = py::reinterpret_borrow<py::array>(obj);
-  if (dtype_of(a) != dt) throw py::type_error(std::string(op) + ": " + name + " has the wrong dtype");
-  if (!c_contiguous(a) || !is_aligned(a)) {
-    throw py::value_error(std::string(op) + ": " + name + " must be C-contiguous and aligned");
-  }
-  if (static_cast<index_t>(a.size()) != size) {
-    throw py::value_error(std::string(op) + ": " + name + " has " + std::to_string(a.size()) + " elements, expected " +
-                          std::to_string(size));
-  }
-  check_in_bounds(a, name, written);
-  return written ? a.mutable_data() : const_cast<void*>(a.data());
-}
-
-DType float_dtype(const char* op, const py::array& x) {
-  const DType dt = dtype_of(x);
-  if (dt != DType::f32 && dt != DType::f64) throw py::type_error(std::string(op) + ": expected float32 or float64");
-  return dt;
-}
+using nn_args::float_dtype;
+using nn_args::pointer;
 
 void check_sizes(const char* op, index_t batch, index_t hidden) {
   if (batch < 0 || hidden < 0) throw py::value_error(std::string(op) + ": bad sizes");
