@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "common.h"
+#include "nn_args.h"
 
 namespace flambeau {
 namespace {
@@ -58,28 +59,14 @@ Geometry geometry(const char* op, const std::vector<index_t>& in, const std::vec
 
 // -- argument checks (GIL held) -------------------------------------------------------------------
 
-// The data pointer of `obj` after checking that it is a C-contiguous aligned array of `dt` with `size`
-// elements lying in bounds.
+// The data pointer of `obj` after nn_args::pointer's checks (a required array here).
 void* pointer(const char* op, const py::object& obj, const char* name, DType dt, index_t size, bool written) {
-  if (!py::isinstance<py::array>(obj)) throw py::type_error(std::string(op) + ": " + name + " must be a numpy array");
-  py::array a = py::reinterpret_borrow<py::array>(obj);
-  if (dtype_of(a) != dt) throw py::type_error(std::string(op) + ": " + name + " has the wrong dtype");
-  if (!c_contiguous(a) || !is_aligned(a)) {
-    throw py::value_error(std::string(op) + ": " + name + " must be C-contiguous and aligned");
-  }
-  if (static_cast<index_t>(a.size()) != size) {
-    throw py::value_error(std::string(op) + ": " + name + " has " + std::to_string(a.size()) + " elements, expected " +
-                          std::to_string(size));
-  }
-  check_in_bounds(a, name, written);
-  return written ? a.mutable_data() : const_cast<void*>(a.data());
+  return nn_args::pointer(op, obj, name, dt, size, false, written);
 }
 
 DType float_dtype(const char* op, const py::object& x) {
   if (!py::isinstance<py::array>(x)) throw py::type_error(std::string(op) + ": expected a numpy array");
-  const DType dt = dtype_of(py::reinterpret_borrow<py::array>(x));
-  if (dt != DType::f32 && dt != DType::f64) throw py::type_error(std::string(op) + ": expected float32 or float64");
-  return dt;
+  return nn_args::float_dtype(op, py::reinterpret_borrow<py::array>(x));
 }
 
 void check_planes(const char* op, index_t planes) {

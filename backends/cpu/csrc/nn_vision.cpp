@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common.h"
+#include "nn_args.h"
 
 namespace flambeau {
 namespace {
@@ -119,11 +120,7 @@ FLAMBEAU_CLONES void resample_backward_slices(const T* g, T* gx, const Axis& ax,
   }
 }
 
-DType float_dtype(const char* op, const py::array& a) {
-  const DType dt = dtype_of(a);
-  if (dt != DType::f32 && dt != DType::f64) throw py::type_error(std::string(op) + ": expected float32 or float64");
-  return dt;
-}
+using nn_args::float_dtype;
 
 void nn_resample_axis(const py::array& x, const py::array& out, index_t outer, index_t in, index_t inner,
                       const py::array& index, const py::array& weight, index_t count) {
