@@ -9,6 +9,7 @@ SUBPACKAGES = {
     "flambeau.optim": "flambeau-optim",
     "flambeau.distributions": "flambeau-distributions",
     "flambeau.distributed": "flambeau-distributed",
+    "flambeau.cuda": "flambeau-backend-cuda",
     "flambeau.cli": "flambeau",
 }
 

@@ -44,6 +44,11 @@ class Backend:
     def synchronize(self, index: int | None = None) -> None:
         """Wait for all work queued on a device to finish."""
 
+    def describe_devices(self) -> list[str]:
+        """One line per device for ``python -m flambeau info`` (e.g. a GPU's name, memory and
+        compute capability); none by default."""
+        return []
+
     # -- memory ----------------------------------------------------------------------
     def empty(self, shape: tuple[int, ...], dtype: dtype, device: device) -> Any:
         """A new uninitialised native array."""

@@ -43,6 +43,11 @@ def _backend_lines(name: str, record: _discovery.PluginRecord, show_ops: bool) -
     cov = coverage(name)
     counts = {k: sum(1 for v in cov.values() if v == k) for k in ("kernel", "decomposition", "host", "missing")}
     lines.append(f"    devices: {backend.device_count()}; dtypes: " + ", ".join(sorted(d.name for d in backend.dtypes)))
+    describe = getattr(backend, "describe_devices", None)  # a backend written before it has none
+    try:
+        lines += [f"      {line}" for line in (describe() if describe is not None else [])]
+    except Exception as exc:  # noqa: BLE001 - the report lists what fails, it does not stop at it
+        lines.append(f"      (describe_devices failed: {type(exc).__name__}: {exc})")
     core = [op for op, d in OPS.items() if d.tier == "core"]
     lacking = sorted(op for op in core if cov[op] != "kernel")
     lines.append(f"    ops: {counts['kernel']} native, {counts['decomposition']} by decomposition, "
