@@ -32,6 +32,20 @@ class MemoryStats:
             self.peak[index] = used
 
 
+def _seed_so_far(default: int) -> int:
+    """The seed ``flambeau.manual_seed`` last set, for a backend loaded after it was called.
+
+    ``manual_seed`` seeds the backends loaded at the time; this one loads on first use, so it takes the
+    CPU generator's initial seed, which ``manual_seed`` also set (PyTorch defers CUDA's seeding the same way).
+    """
+    try:
+        import flambeau
+
+        return int(flambeau.initial_seed())
+    except Exception:  # noqa: BLE001 - no CPU backend installed: the default seed
+        return default
+
+
 class CudaBackend(Backend):
     """NVIDIA GPUs through CuPy: natives are CuPy arrays, kernels CuPy's functions and cuBLAS."""
 
@@ -45,7 +59,7 @@ class CudaBackend(Backend):
         self.xp = xp
         self.dtypes = frozenset(d for d in _dtypes.ALL_DTYPES if self._holds(d))
         self._count = int(xp.cuda.runtime.getDeviceCount())
-        self._engines = [PhiloxEngine(xp, DEFAULT_SEED) for _ in range(self._count)]
+        self._engines = [PhiloxEngine(xp, _seed_so_far(DEFAULT_SEED)) for _ in range(self._count)]
         self.memory = MemoryStats()
         self._kernels: dict[str, Callable[..., Any]] | None = None
 
