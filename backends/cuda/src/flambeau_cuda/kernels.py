@@ -108,7 +108,22 @@ def make_kernels(xp: ModuleType, engines: Callable[[Any, Any], Any]) -> dict[str
 
     # -- elementwise arithmetic and math --------------------------------------------------
 
+    def same_dtype(x: Any, dtype: np.dtype) -> bool:
+        return isinstance(x, xp.ndarray) and x.dtype == dtype
+
+    def into(ufunc, a, b, out) -> bool:
+        """One pass straight into ``out`` when both operands already have its dtype (no temporary,
+        no second copy: what a 256M-element add needs to reach the memory bandwidth)."""
+        if out.dtype.name in _HALF or out.dtype.kind == "b" or not same_dtype(a, out.dtype) or not (
+                same_dtype(b, out.dtype) or (isinstance(b, (int, float)) and not isinstance(b, bool)
+                                             and out.dtype.kind == "f")):
+            return False
+        ufunc(a, b, out=out)
+        return True
+
     def add(input, other, alpha, out):
+        if alpha == 1 and into(xp.add, input, other, out):
+            return
         dt = _work_dtype(out.dtype)
         a, b = operand(input, dt), operand(other, dt)
         if dt.kind == "b":
@@ -117,11 +132,15 @@ def make_kernels(xp: ModuleType, engines: Callable[[Any, Any], Any]) -> dict[str
             store(out, a + (b if alpha == 1 else b * operand(alpha, dt)))
 
     def sub(input, other, alpha, out):
+        if alpha == 1 and into(xp.subtract, input, other, out):
+            return
         dt = _work_dtype(out.dtype)
         a, b = operand(input, dt), operand(other, dt)
         store(out, a - (b if alpha == 1 else b * operand(alpha, dt)))
 
     def mul(input, other, out):
+        if into(xp.multiply, input, other, out):
+            return
         dt = _work_dtype(out.dtype)
         a, b = operand(input, dt), operand(other, dt)
         store(out, xp.logical_and(a, b) if dt.kind == "b" else a * b)
@@ -221,7 +240,7 @@ def make_kernels(xp: ModuleType, engines: Callable[[Any, Any], Any]) -> dict[str
 
     def reduce(fn, input, dim, keepdim, out):
         dt = _work_dtype(out.dtype)
-        r = fn(input.astype(dt), axis=axes(input, dim), keepdims=bool(keepdim))
+        r = fn(input if input.dtype == dt else input.astype(dt), axis=axes(input, dim), keepdims=bool(keepdim))
         store(out, xp.reshape(r, out.shape))
 
     def sum(input, dim, keepdim, dtype, out):
@@ -263,9 +282,17 @@ def make_kernels(xp: ModuleType, engines: Callable[[Any, Any], Any]) -> dict[str
 
     # -- matrix products (cuBLAS through CuPy) ---------------------------------------------
 
+    # A GPU multiplies float16/bfloat16 in cuBLAS with float32 accumulation (as PyTorch's); the numpy test
+    # double has no such product (numpy would accumulate in the half type), so it computes in float32.
+    native_half = not getattr(xp, "IS_TEST_DOUBLE", False)
+
     def mm(input, mat2, out):
+        if input.dtype == mat2.dtype == out.dtype and (out.dtype.name not in _HALF or native_half):
+            xp.matmul(input, mat2, out=out)
+            return
         dt = _work_dtype(out.dtype)
-        store(out, xp.matmul(input.astype(dt), mat2.astype(dt)))
+        store(out, xp.matmul(input if input.dtype == dt else input.astype(dt),
+                             mat2 if mat2.dtype == dt else mat2.astype(dt)))
 
     # -- views: shape, strides and offset in elements, over the input's storage -----------
 

@@ -186,12 +186,55 @@ def make_extra_kernels(xp: ModuleType) -> dict[str, Callable[..., Any]]:
         values = input if isinstance(input, xp.ndarray) else xp.asarray(input, dtype=boundaries.dtype)
         store(out, xp.searchsorted(boundaries, values, side="right" if right else "left").reshape(out.shape))
 
+    # -- advanced indexing: integer arrays and masks, each index checked on the device first ------
+
+    def key_of(input, indices) -> tuple:
+        """An ``xp`` index for ``input``: None as a whole dim, masks as their coordinates, integer
+        indices bounds-checked (one read back for all of them) before anything is read or written."""
+        key: list[Any] = []
+        checks = []
+        for idx in indices:
+            if idx is None:
+                key.append(slice(None))
+            elif idx.dtype.kind in "bu" and idx.dtype.itemsize == 1:
+                key.extend(xp.nonzero(idx.astype(np.bool_)))
+            else:
+                dim = len(key)
+                size = input.shape[dim]
+                idx = idx.astype(np.int64)
+                if idx.size:
+                    checks.append((idx, dim, size))
+                key.append(idx)
+        if checks:
+            bad_any = [xp.any((i >= size) | (i < -size)) for i, _, size in checks]
+            flags = xp.stack(bad_any).tolist() if len(bad_any) > 1 else [bool(bad_any[0])]
+            for (idx, dim, size), bad in zip(checks, flags):
+                if bad:
+                    value = int(idx[(idx >= size) | (idx < -size)].ravel()[0])
+                    raise IndexError(f"index {value} is out of bounds for dimension {dim} with size {size}")
+        return tuple(key)
+
+    def index(input, indices, out):
+        store(out, input[key_of(input, indices)])
+
+    def index_put(input, indices, values, accumulate, out):
+        key = key_of(input, indices)
+        if out is not input:
+            store(out, input)
+        vals = values if isinstance(values, xp.ndarray) else xp.asarray(values, dtype=out.dtype)
+        if vals.dtype != out.dtype:
+            vals = vals.astype(out.dtype)
+        if accumulate:
+            xp.add.at(out, key, vals)
+        else:
+            out[key] = vals
+
     kernels: dict[str, Callable[..., Any]] = {name: unary(fn) for name, fn in _UNARY_SPECIAL.items()}
     kernels.update({name: binary(fn) for name, fn in _BINARY_SPECIAL.items()})
     kernels.update(
         special_spherical_bessel_j0=special_spherical_bessel_j0, polygamma=polygamma, logit=logit, sinc=sinc,
         nextafter=nextafter, ldexp=ldexp, float_power=float_power, frexp=frexp, isclose=isclose,
         allclose=allclose, equal=equal, sort=sort, argsort=argsort, msort=msort, topk=topk, kthvalue=kthvalue,
-        searchsorted=searchsorted, bucketize=bucketize,
+        searchsorted=searchsorted, bucketize=bucketize, index=index, index_put=index_put,
     )
     return kernels
