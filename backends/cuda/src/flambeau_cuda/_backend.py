@@ -217,8 +217,10 @@ class CudaBackend(Backend):
         if self._kernels is None:
             from .kernels import make_kernels
             from .kernels_extra import make_extra_kernels
+            from .optim_kernels import make_optim_kernels
 
-            self._kernels = {**make_kernels(self.xp, self._engine_for), **make_extra_kernels(self.xp)}
+            self._kernels = {**make_kernels(self.xp, self._engine_for), **make_extra_kernels(self.xp),
+                             **make_optim_kernels(self.xp)}
         return self._kernels
 
     # -- the environment report --------------------------------------------------------
