@@ -116,3 +116,13 @@ def test_peer_copies_between_gpus():
     assert y.device == fb.device("cuda:1") and y.cpu().tolist() == x.cpu().tolist()
     with pytest.raises(RuntimeError, match="same device"):
         x + y
+
+
+def test_cuda_array_interface_export_shares_memory():
+    import cupy
+
+    t = fb.zeros(4, device="cuda")
+    c = cupy.asarray(t)  # reads t.__cuda_array_interface__: no copy
+    c[0] = 3
+    assert t[0].item() == 3
+    assert not hasattr(fb.zeros(2), "__cuda_array_interface__")  # a CPU tensor has none, as PyTorch's

@@ -334,6 +334,19 @@ class Tensor:
     def __dlpack_device__(self) -> tuple[int, int]:
         return self._data.__dlpack_device__()
 
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """Numba/CuPy's CUDA array interface, for tensors whose backend's arrays offer one (``cuda``);
+        an AttributeError elsewhere, so ``hasattr`` tells consumers to use another protocol."""
+        native = getattr(self._data, "__cuda_array_interface__", None)
+        if native is None:
+            raise AttributeError(f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {self._device.type}")
+        if self._requires_grad:
+            raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad. "
+                               "If gradients aren't required, use var.detach() to get Variable that doesn't "
+                               "require grad.")
+        return native
+
     # -- Python protocol ------------------------------------------------------------
     def __len__(self) -> int:
         if self._data.ndim == 0:

@@ -14,14 +14,14 @@ asynchrony of streams, and CuPy's refusal of implicit host conversions (numpy ac
 """
 from __future__ import annotations
 
-#: What flambeau_cuda checks where the double cannot stand in for a GPU (half-precision matmul).
-IS_TEST_DOUBLE = True
-
 import weakref
 from typing import Any
 
 import numpy as np
 import scipy.special as _scipy_special
+
+#: What flambeau_cuda checks where the double cannot stand in for a GPU (half-precision matmul).
+IS_TEST_DOUBLE = True
 
 # -- memory --------------------------------------------------------------------------------
 
