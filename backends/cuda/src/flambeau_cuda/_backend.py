@@ -154,7 +154,7 @@ class CudaBackend(Backend):
             if non_blocking:
                 staged = self.xp.asarray(np.ascontiguousarray(array), blocking=False)
             else:
-                staged = self.xp.asarray(np.ascontiguousarray(array))
+                staged = self.xp.asarray(np.ascontiguousarray(array), blocking=True)
             self.copy_(dst, staged)
 
     def copy_(self, dst, src):

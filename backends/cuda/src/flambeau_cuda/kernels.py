@@ -288,8 +288,12 @@ def make_kernels(xp: ModuleType, engines: Callable[[Any, Any], Any]) -> dict[str
 
     def mm(input, mat2, out):
         if input.dtype == mat2.dtype == out.dtype and (out.dtype.name not in _HALF or native_half):
-            xp.matmul(input, mat2, out=out)
-            return
+            try:
+                xp.matmul(input, mat2, out=out)
+                return
+            except (TypeError, NotImplementedError, ValueError):
+                if out.dtype.name not in _HALF:
+                    raise  # only a half type may lack a native product (bfloat16 on an older CuPy)
         dt = _work_dtype(out.dtype)
         store(out, xp.matmul(input if input.dtype == dt else input.astype(dt),
                              mat2 if mat2.dtype == dt else mat2.astype(dt)))
@@ -490,7 +494,15 @@ def make_kernels(xp: ModuleType, engines: Callable[[Any, Any], Any]) -> dict[str
         else:
             # (ufunc.at: CuPy's add.at and multiply.at accumulate repeated indices with atomics)
             ufunc = xp.add if reduce == "add" else xp.multiply
-            ufunc.at(result, key, xp.broadcast_to(xp.asarray(values, dtype=out.dtype), index.shape))
+            spread = xp.broadcast_to(xp.asarray(values, dtype=out.dtype), index.shape)
+            try:
+                ufunc.at(result, key, spread)
+            except (AttributeError, NotImplementedError, TypeError):
+                # a CuPy without this ufunc's `at` (multiply): on the host, in the same order
+                host = xp.asnumpy(result)
+                (np.add if reduce == "add" else np.multiply).at(host, tuple(xp.asnumpy(k) for k in key),
+                                                                 xp.asnumpy(spread))
+                result = xp.asarray(host)
         store(out, result)
 
     def scatter_add(input, dim, index, src, out):
@@ -523,7 +535,7 @@ def make_kernels(xp: ModuleType, engines: Callable[[Any, Any], Any]) -> dict[str
                 high = 2 ** digits
         else:
             high = int(to) - 1
-        store(out, rng.integers(int(from_), high + 1, size=out.shape, dtype=np.int64))
+        store(out, rng.integers(int(from_), high, size=out.shape, dtype=np.int64, endpoint=True))
 
     # -- a factory, and the data-dependent op -------------------------------------------------
 
