@@ -1,4 +1,4 @@
-"""Fused optimizer updates for the ops flambeau-optim declares (``optim_sgd``, ``optim_adam``).
+"""Fused optimizer updates for two of the ops flambeau-optim declares, ``optim_sgd`` and ``optim_adam``.
 
 One CuPy ``ElementwiseKernel`` launch per parameter updates the parameter and its state together
 (one read and one write of each array, where the op's composite launches a dozen kernels with
@@ -34,6 +34,19 @@ _ADAM_BODY = """
     AMSGRAD
     T denom = sqrt(second) / bc2_sqrt + eps;
     p = param - step_size * m1 / denom;
+"""
+
+
+_SGD_BODY = """
+    T d = maximize ? -g : g;
+    if (wd != 0) d = d + wd * p;
+    MOMENTUM
+    p = p - lr * d;
+"""
+_SGD_MOMENTUM = """
+    T b = first ? d : momentum * buf + (1 - dampening) * d;
+    buf = b;
+    d = nesterov ? d + momentum * b : b;
 """
 
 
@@ -80,7 +93,7 @@ def make_optim_kernels(xp: ModuleType) -> dict[str, Callable[..., Any]]:
                 np.dtype(np.float64) if param.dtype == np.complex128 else np.dtype(np.float32))
             originals = [param, grads[i], exp_avgs[i], exp_avg_sqs[i]] + ([max_exp_avg_sqs[i]] if amsgrad else [])
             p, g, m, v, *rest = [working(a, dtype) for a in originals]
-            with xp.cuda.Device(param.device.id) if hasattr(param, "device") and fused_available else _nothing():
+            with xp.cuda.Device(param.device.id) if fused_available else _nothing():
                 if fused_available:
                     adam_kernel(bool(amsgrad))(g, step_size, bc2_sqrt, beta1, beta2, lr, weight_decay, eps,
                                                bool(maximize), bool(decoupled_weight_decay), p, m, v, *rest)
@@ -92,7 +105,35 @@ def make_optim_kernels(xp: ModuleType) -> dict[str, Callable[..., Any]]:
                 write_back(works[k], originals[k])
         return ()
 
-    return {"optim_adam": optim_adam}
+    def sgd_kernel(with_momentum: bool) -> Any:
+        key = f"sgd{int(with_momentum)}"
+        if key not in compiled:
+            body = _SGD_BODY.replace("MOMENTUM", _SGD_MOMENTUM if with_momentum else "")
+            compiled[key] = xp.ElementwiseKernel(
+                "T g, T wd, T momentum, T lr, T dampening, bool nesterov, bool maximize, bool first",
+                "T p, T buf" if with_momentum else "T p", body, f"flambeau_sgd_{key}")
+        return compiled[key]
+
+    def optim_sgd(params, grads, momentum_buffers, weight_decay, momentum, lr, dampening, nesterov, maximize,
+                  is_first_step):
+        for i, param in enumerate(params):
+            dtype = param.dtype if param.dtype in _FUSED_DTYPES else (
+                np.dtype(np.float64) if param.dtype == np.complex128 else np.dtype(np.float32))
+            originals = [param, grads[i]] + ([momentum_buffers[i]] if momentum != 0 else [])
+            p, g, *rest = [working(a, dtype) for a in originals]
+            with xp.cuda.Device(param.device.id) if fused_available else _nothing():
+                if fused_available:
+                    sgd_kernel(momentum != 0)(g, weight_decay, momentum, lr, dampening, bool(nesterov),
+                                              bool(maximize), bool(is_first_step), p, *rest)
+                else:
+                    _sgd_expressions(p, g, rest[0] if rest else None, weight_decay, momentum, lr, dampening,
+                                     nesterov, maximize, is_first_step)
+            works = [p, g, *rest]
+            for k in [0] + ([2] if momentum != 0 else []):  # the gradient is only read
+                write_back(works[k], originals[k])
+        return ()
+
+    return {"optim_adam": optim_adam, "optim_sgd": optim_sgd}
 
 
 class _nothing:
@@ -118,3 +159,14 @@ def _adam_expressions(xp, p, g, m, v, vmax, step_size, bc2_sqrt, beta1, beta2, l
         vmax[...] = xp.maximum(vmax, v)
         second = vmax
     p[...] = p - step_size * m / (xp.sqrt(second) / bc2_sqrt + eps)
+
+
+def _sgd_expressions(p, g, buf, wd, momentum, lr, dampening, nesterov, maximize, first):
+    """The fused SGD kernel's arithmetic as array expressions, in place on the working arrays."""
+    d = -g if maximize else g
+    if wd != 0:
+        d = d + wd * p
+    if buf is not None:
+        buf[...] = d if first else momentum * buf + (1 - dampening) * d
+        d = d + momentum * buf if nesterov else buf
+    p[...] = p - lr * d
