@@ -229,7 +229,72 @@ def make_extra_kernels(xp: ModuleType) -> dict[str, Callable[..., Any]]:
         else:
             out[key] = vals
 
+    # -- FFTs (cuFFT through cupy.fft; single precision stays single, as in PyTorch) ----------------
+
+    real_of = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64),
+               np.dtype(np.float32): np.dtype(np.float32), np.dtype(np.float64): np.dtype(np.float64)}
+
+    def prepared(input, out):
+        """The input in the output's precision (integers and bool become floats)."""
+        want = real_of[out.dtype]
+        if real_of.get(input.dtype) is want:
+            return input
+        return input.astype(want if input.dtype.kind != "c" else out.dtype)
+
+    def complex_input(input, out):
+        return prepared(input, out) if input.dtype.kind == "c" else input.astype(
+            np.result_type(out.dtype, np.complex64))
+
+    def fft_axes(s, dim, ndim):
+        if isinstance(dim, int):
+            dim = (dim,)
+        if dim is None:
+            return tuple(range(ndim - len(s), ndim)) if s is not None else tuple(range(ndim))
+        return tuple(d % ndim for d in dim)
+
+    def c2c(name):
+        def kernel(input, n, dim, norm, out):
+            if out.size:
+                store(out, getattr(xp.fft, name)(prepared(input, out), n, dim, norm or "backward"))
+        kernel.__name__ = name
+        return kernel
+
+    def c2c_n(name):
+        def kernel(input, s, dim, norm, out):
+            x = prepared(input, out)
+            axes = fft_axes(s, dim, out.ndim)
+            if not axes:
+                store(out, x)
+            elif out.size:
+                sizes = [out.shape[a] for a in axes]
+                store(out, getattr(xp.fft, name)(x, sizes, axes, norm or "backward"))
+        kernel.__name__ = name
+        return kernel
+
+    def fft_rfft(input, n, dim, norm, out):
+        if out.size:
+            store(out, xp.fft.rfft(prepared(input, out), n, dim, norm or "backward"))
+
+    def fft_irfft(input, n, dim, norm, out):
+        if out.size:
+            store(out, xp.fft.irfft(complex_input(input, out), out.shape[dim], dim, norm or "backward"))
+
+    def fft_rfftn(input, s, dim, norm, out):
+        x = prepared(input, out)
+        axes = fft_axes(s, dim, out.ndim)
+        sizes = [x.shape[a] if s is None or s[i] == -1 else s[i] for i, a in enumerate(axes)]
+        if out.size:
+            store(out, xp.fft.rfftn(x, sizes, axes, norm or "backward"))
+
+    def fft_irfftn(input, s, dim, norm, out):
+        axes = fft_axes(s, dim, out.ndim)
+        if out.size:
+            store(out, xp.fft.irfftn(complex_input(input, out), [out.shape[a] for a in axes], axes,
+                                     norm or "backward"))
+
     kernels: dict[str, Callable[..., Any]] = {name: unary(fn) for name, fn in _UNARY_SPECIAL.items()}
+    kernels.update(fft_fft=c2c("fft"), fft_ifft=c2c("ifft"), fft_rfft=fft_rfft, fft_irfft=fft_irfft,
+                   fft_fftn=c2c_n("fftn"), fft_ifftn=c2c_n("ifftn"), fft_rfftn=fft_rfftn, fft_irfftn=fft_irfftn)
     kernels.update({name: binary(fn) for name, fn in _BINARY_SPECIAL.items()})
     kernels.update(
         special_spherical_bessel_j0=special_spherical_bessel_j0, polygamma=polygamma, logit=logit, sinc=sinc,

@@ -200,6 +200,20 @@ def copyto(dst: ndarray, src: Any, casting: str = "same_kind") -> None:
         np.copyto(dst, src, casting=casting)
 
 
+class _Submodule:
+    """A numpy submodule (``fft``, ``linalg``) whose functions give the double's arrays."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._module, name)
+        return _Function(attr) if callable(attr) else attr
+
+
+fft = _Submodule(np.fft)
+
+
 def __getattr__(name: str) -> Any:
     """Every other name: numpy's, wrapped (dtypes and constants as they are)."""
     attr = getattr(np, name)
