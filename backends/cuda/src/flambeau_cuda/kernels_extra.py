@@ -63,6 +63,27 @@ def make_extra_kernels(xp: ModuleType) -> dict[str, Callable[..., Any]]:
         x = as_work(input, out)
         store(out, special.psi(x) if n == 0 else special.polygamma(n, x))
 
+    def mvlgamma(input, p, out):
+        x = as_work(input, out)
+        if x.size and not bool(xp.all(x > (p - 1) / 2)):
+            raise RuntimeError("All elements must be greater than (p-1)/2")
+        total = xp.full(x.shape, p * (p - 1) / 4 * np.log(np.pi), dtype=x.dtype)
+        for j in range(p):
+            total = total + special.gammaln(x - j / 2)
+        store(out, total)
+
+    def median(input, out):
+        """The lower median of all elements; NaN if any is NaN, as PyTorch's."""
+        flat = input.reshape(-1)
+        if flat.size == 0:
+            out[...] = np.nan if _floating(out.dtype) else 0
+            return
+        key = flat.astype(np.float32) if flat.dtype.name in _HALF else flat
+        if _floating(key.dtype) and bool(xp.any(xp.isnan(key))):
+            out[...] = np.nan
+            return
+        store(out, xp.sort(key)[(flat.size - 1) // 2])
+
     def logit(input, eps, out):
         x = as_work(input, out)
         if eps is not None:
@@ -297,7 +318,8 @@ def make_extra_kernels(xp: ModuleType) -> dict[str, Callable[..., Any]]:
                    fft_fftn=c2c_n("fftn"), fft_ifftn=c2c_n("ifftn"), fft_rfftn=fft_rfftn, fft_irfftn=fft_irfftn)
     kernels.update({name: binary(fn) for name, fn in _BINARY_SPECIAL.items()})
     kernels.update(
-        special_spherical_bessel_j0=special_spherical_bessel_j0, polygamma=polygamma, logit=logit, sinc=sinc,
+        special_spherical_bessel_j0=special_spherical_bessel_j0, polygamma=polygamma, mvlgamma=mvlgamma,
+        median=median, logit=logit, sinc=sinc,
         nextafter=nextafter, ldexp=ldexp, float_power=float_power, frexp=frexp, isclose=isclose,
         allclose=allclose, equal=equal, sort=sort, argsort=argsort, msort=msort, topk=topk, kthvalue=kthvalue,
         searchsorted=searchsorted, bucketize=bucketize, index=index, index_put=index_put,
