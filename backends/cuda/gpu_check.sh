@@ -16,12 +16,12 @@
 #   kit    the conformance kit on `cuda` (--flambeau-only-implemented), JUnit XML kept
 #   bench  benchmarks/bench_cuda.py against PyTorch-CUDA (issue 17's cases), JSON kept
 #
-# Results go to $OUT (default ./gpu-results): gpu_check.log, summary.json, tests.xml, kit.xml,
+# Results go to $OUT (default $TMPDIR/flambeau-gpu-results): gpu_check.log, summary.json, tests.xml, kit.xml,
 # bench.json (five files, under the device tool's limit of eight).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUT="${OUT:-$ROOT/gpu-results}"
+OUT="${OUT:-${TMPDIR:-/tmp}/flambeau-gpu-results}"
 PY="${PYTHON:-python3}"
 STEPS="${GPU_CHECK_STEPS:-env build tests kit bench}"
 mkdir -p "$OUT"
@@ -82,7 +82,7 @@ if want tests; then
 fi
 
 if want kit; then
-    step kit 300 "$PY" -m pytest -q -p no:cacheprovider --pyargs flambeau.testing --flambeau-backend cuda \
+    step kit 270 "$PY" -m pytest -q -p no:cacheprovider --pyargs flambeau.testing --flambeau-backend cuda \
         --flambeau-only-implemented --junitxml="$OUT/kit.xml" "${XDIST[@]}" -o junit_logging=no
 fi
 
