@@ -41,7 +41,11 @@ def _standard_gamma_draws(alpha: fb.Tensor, generator: Any = None) -> fb.Tensor:
     (at least 95% are accepted per pass, so ~log(numel) / 3 passes, all but the first tiny)."""
     shape, dtype, device = tuple(alpha.shape), alpha.dtype, alpha.device
     with fb.no_grad():
-        flat_alpha = alpha.reshape(-1)
+        given = alpha.reshape(-1)
+        # As the CPU kernel and PyTorch: an alpha that is not positive (or NaN) gives the dtype's tiny and
+        # an infinite one infinity; both are drawn with alpha = 1 (never accepted otherwise: NaN tests).
+        drawable = (given > 0) & (given < math.inf)
+        flat_alpha = fb.where(drawable, given, 1.0)
         boosted = flat_alpha < 1
         a = fb.where(boosted, flat_alpha + 1, flat_alpha)
         d = a - 1.0 / 3.0
@@ -63,6 +67,7 @@ def _standard_gamma_draws(alpha: fb.Tensor, generator: Any = None) -> fb.Tensor:
         # In logs: U ** (1 / alpha) underflows for small alpha long before the product does.
         boost = fb.where(boosted, u.log() / fb.where(boosted, flat_alpha, 1.0), 0.0)
         out = fb.where(boosted, (out.log() + boost).exp(), out)
+        out = fb.where(drawable, out, fb.where(given == math.inf, math.inf, 0.0))
         return out.clamp(min=fb.finfo(dtype).tiny).reshape(shape)
 
 
