@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "common.h"
+#include "vecmath.h"
 
 namespace flambeau {
 namespace {
@@ -19,13 +20,53 @@ namespace {
 constexpr index_t kThreadedElements = 16384;
 constexpr index_t kChunk = 4096;
 
-// The words of one element's Philox sequence, four at a time.
+// Philox4x32-10: the counter (c0, c1, c2, c3) encrypted under the key (k0, k1), in place.
+FLAMBEAU_INLINE void philox10(std::uint32_t& c0, std::uint32_t& c1, std::uint32_t& c2, std::uint32_t& c3,
+                              std::uint32_t k0, std::uint32_t k1) {
+  for (int r = 0; r < 10; ++r) {
+    const std::uint64_t p0 = static_cast<std::uint64_t>(0xD2511F53u) * c0;
+    const std::uint64_t p1 = static_cast<std::uint64_t>(0xCD9E8D57u) * c2;
+    const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ c1 ^ k0;
+    const std::uint32_t n2 = static_cast<std::uint32_t>(p0 >> 32) ^ c3 ^ k1;
+    c1 = static_cast<std::uint32_t>(p1);
+    c3 = static_cast<std::uint32_t>(p0);
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+}
+
+constexpr int kTile = 64;
+
+// Block `draw` of the sequences of elements first .. first + count - 1 (count <= kTile), structure of
+// arrays (out[w][j] is word w of element first + j), computed across elements so that it vectorises.
+FLAMBEAU_CLONES void philox_tile(std::uint64_t key, std::uint64_t first, int count, std::uint64_t draw,
+                                 std::uint32_t (*out)[kTile]) {
+  const std::uint32_t k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
+#pragma omp simd
+  for (int j = 0; j < count; ++j) {
+    const std::uint64_t block = first + static_cast<std::uint64_t>(j);
+    std::uint32_t c0 = static_cast<std::uint32_t>(block), c1 = static_cast<std::uint32_t>(block >> 32);
+    std::uint32_t c2 = static_cast<std::uint32_t>(draw), c3 = static_cast<std::uint32_t>(draw >> 32);
+    philox10(c0, c1, c2, c3, k0, k1);
+    out[0][j] = c0, out[1][j] = c1, out[2][j] = c2, out[3][j] = c3;
+  }
+}
+
+// The words of one element's Philox sequence: block k is the counter (element's block, k). The first
+// blocks may come precomputed (philox_tile); later ones are computed here, four words at a time.
 class ElementStream {
  public:
   ElementStream(std::uint64_t key, std::uint64_t block) : key_(key), block_(block) {}
+  // With the first two blocks already computed: words[0..7].
+  ElementStream(std::uint64_t key, std::uint64_t block, const std::uint32_t* words)
+      : key_(key), block_(block), draw_(2), avail_(8), pos_(0) {
+    for (int w = 0; w < 8; ++w) words_[w] = words[w];
+  }
 
   std::uint32_t next_word() {
-    if (pos_ == 4) refill();
+    if (pos_ == avail_) refill();
     return words_[pos_++];
   }
   // [0, 1) on the grid 2^-53.
@@ -61,34 +102,19 @@ class ElementStream {
   void refill() {
     std::uint32_t c0 = static_cast<std::uint32_t>(block_), c1 = static_cast<std::uint32_t>(block_ >> 32);
     std::uint32_t c2 = static_cast<std::uint32_t>(draw_), c3 = static_cast<std::uint32_t>(draw_ >> 32);
-    std::uint32_t k0 = static_cast<std::uint32_t>(key_), k1 = static_cast<std::uint32_t>(key_ >> 32);
-    for (int r = 0; r < 10; ++r) {
-      const std::uint64_t p0 = static_cast<std::uint64_t>(0xD2511F53u) * c0;
-      const std::uint64_t p1 = static_cast<std::uint64_t>(0xCD9E8D57u) * c2;
-      const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ c1 ^ k0;
-      const std::uint32_t n2 = static_cast<std::uint32_t>(p0 >> 32) ^ c3 ^ k1;
-      c1 = static_cast<std::uint32_t>(p1);
-      c3 = static_cast<std::uint32_t>(p0);
-      c0 = n0;
-      c2 = n2;
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    words_[0] = c0;
-    words_[1] = c1;
-    words_[2] = c2;
-    words_[3] = c3;
+    philox10(c0, c1, c2, c3, static_cast<std::uint32_t>(key_), static_cast<std::uint32_t>(key_ >> 32));
+    words_[0] = c0, words_[1] = c1, words_[2] = c2, words_[3] = c3;
     ++draw_;
+    avail_ = 4;
     pos_ = 0;
   }
 
   std::uint64_t key_, block_, draw_ = 0;
-  std::uint32_t words_[4] = {0, 0, 0, 0};
-  int pos_ = 4;
+  std::uint32_t words_[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int avail_ = 0, pos_ = 0;
   double spare_ = 0.0;
   bool has_spare_ = false;
 };
-
 // -- Gamma(alpha, 1) draws --------------------------------------------------------------------------
 
 // Marsaglia and Tsang's squeeze-rejection sampler. alpha < 1 draws Gamma(alpha + 1) and multiplies by
@@ -122,11 +148,22 @@ double standard_gamma_one(double alpha, ElementStream& s) {
 template <class T>
 void gamma_range(const T* alpha, T* out, std::uint64_t key, std::uint64_t offset, index_t begin, index_t end) {
   const T tiny = std::numeric_limits<T>::min();
-  for (index_t i = begin; i < end; ++i) {
-    ElementStream s(key, offset + static_cast<std::uint64_t>(i));
-    const T v = static_cast<T>(standard_gamma_one<(sizeof(T) > 4)>(static_cast<double>(alpha[i]), s));
-    // Draws below the dtype's smallest normal number become it, so that log(sample) stays finite.
-    out[i] = v < tiny ? tiny : v;
+  // Each element's first two blocks (enough for most draws) are computed a tile at a time, vectorised.
+  std::uint32_t first[4][kTile], second[4][kTile];
+  for (index_t base = begin; base < end; base += kTile) {
+    const int count = static_cast<int>(std::min<index_t>(kTile, end - base));
+    const std::uint64_t block = offset + static_cast<std::uint64_t>(base);
+    philox_tile(key, block, count, 0, first);
+    philox_tile(key, block, count, 1, second);
+    for (int j = 0; j < count; ++j) {
+      const std::uint32_t words[8] = {first[0][j],  first[1][j],  first[2][j],  first[3][j],
+                                      second[0][j], second[1][j], second[2][j], second[3][j]};
+      ElementStream s(key, block + static_cast<std::uint64_t>(j), words);
+      const index_t i = base + j;
+      const T v = static_cast<T>(standard_gamma_one<(sizeof(T) > 4)>(static_cast<double>(alpha[i]), s));
+      // Draws below the dtype's smallest normal number become it, so that log(sample) stays finite.
+      out[i] = v < tiny ? tiny : v;
+    }
   }
 }
 
