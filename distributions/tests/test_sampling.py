@@ -232,3 +232,27 @@ def test_gamma_rsample_gradient_kernel_matches_composite(dtype):
     x.sum().backward()
     expected = _samplers.standard_gamma_grad(alpha.detach().to(fb.float64), x.detach().to(fb.float64))
     np.testing.assert_allclose(alpha.grad.numpy().astype(np.float64), expected.numpy(), rtol=2e-4)
+
+
+def test_poisson_sample_goes_through_the_dist_poisson_op():
+    # Poisson.sample draws with the op (C++ PTRS on CPU): the law by chi-square over a small and a
+    # large rate, the seed reproduces, and the op checks its rate like PyTorch's poisson
+    from flambeau.ops import fn
+
+    for rate in (3.0, 250.0):
+        fb.manual_seed(6)
+        x = D.Poisson(t([rate])).sample((20000,)).numpy().reshape(-1)
+        law = stats.poisson(rate)
+        lo, hi = int(law.ppf(1e-3)), int(law.ppf(1 - 1e-3))
+        observed = np.array([np.sum(x < lo)] + [np.sum(x == k) for k in range(lo, hi + 1)] + [np.sum(x > hi)])
+        expected = np.concatenate(([law.cdf(lo - 1)], law.pmf(np.arange(lo, hi + 1)), [law.sf(hi)])) * x.size
+        keep = expected > 5
+        assert stats.chisquare(observed[keep], expected[keep] * observed[keep].sum() / expected[keep].sum()).pvalue > 1e-3
+    fb.manual_seed(6)
+    a = D.Poisson(t([4.0, 40.0])).sample((5,))
+    fb.manual_seed(6)
+    np.testing.assert_array_equal(a.numpy(), D.Poisson(t([4.0, 40.0])).sample((5,)).numpy())
+    with pytest.raises(RuntimeError, match="invalid Poisson rate"):
+        fn.dist_poisson(t([-1.0]))
+    with pytest.raises(RuntimeError, match="dist_poisson: expected a floating-point rate"):
+        fn.dist_poisson(fb.tensor([1, 2]))

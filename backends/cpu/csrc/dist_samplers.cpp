@@ -1,6 +1,7 @@
 // Samplers for flambeau-distributions' ops: Gamma(alpha, 1) draws (Marsaglia and Tsang, 2000, with the
-// alpha < 1 boost), their implicit reparameterisation gradient d sample / d alpha, and binomial draws
-// (Hormann's BTRS transformed rejection for n * min(p, 1 - p) >= 10, inversion below).
+// alpha < 1 boost), their implicit reparameterisation gradient d sample / d alpha, Poisson draws (Hormann's
+// PTRS transformed rejection from rate 10, multiplication of uniforms below) and binomial draws (Hormann's
+// BTRS transformed rejection for n * min(p, 1 - p) >= 10, inversion below).
 //
 // Random bits: element i of a call owns Philox4x32-10 counter block (offset + i) under the generator's
 // key (its seed); its k-th block of words is the counter (offset + i, k). A sampler that rejects draws
@@ -446,6 +447,48 @@ void binomial_range(const double* count, const double* prob, T* out, std::uint64
   }
 }
 
+// -- Poisson draws ----------------------------------------------------------------------------------
+
+// Below rate 10: Knuth's multiplication of uniforms (the count of factors before their product drops
+// below e^-rate; ~rate + 1 uniforms). From 10: PTRS, Hormann's transformed rejection with squeeze
+// ("The transformed rejection method for generating Poisson random variables", 1993), with the final
+// test against the exact log pmf. Rates above _POISSON_LAM_MAX give -2^63 (PyTorch's int64 overflow).
+constexpr double kPoissonRateMax = 9.223372006484771e18;
+
+double poisson_one(double rate, ElementStream& s) {
+  if (rate == 0.0) return 0.0;
+  if (rate > kPoissonRateMax) return -9223372036854775808.0;
+  if (rate < 10.0) {
+    const double limit = std::exp(-rate);
+    double product = s.uniform(), k = 0.0;
+    while (product > limit) {
+      product *= s.uniform();
+      k += 1.0;
+    }
+    return k;
+  }
+  const double slam = std::sqrt(rate), log_rate = std::log(rate);
+  const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), v_r = 0.9277 - 3.6224 / (b - 2.0);
+  for (;;) {
+    const double u = s.uniform() - 0.5, v = s.uniform();
+    const double us = 0.5 - std::fabs(u);
+    const double k = std::floor((2.0 * a / us + b) * u + rate + 0.43);
+    if (us >= 0.07 && v <= v_r) return k;
+    if (k < 0.0 || (us < 0.013 && v > us)) continue;
+    if (std::log(v) + std::log(inv_alpha) - std::log(a / (us * us) + b) <= -rate + k * log_rate - std::lgamma(k + 1.0))
+      return k;
+  }
+}
+
+template <class T>
+void poisson_range(const double* rate, T* out, std::uint64_t key, std::uint64_t offset, index_t begin, index_t end) {
+  for (index_t i = begin; i < end; ++i) {
+    ElementStream s(key, offset + static_cast<std::uint64_t>(i));
+    out[i] = static_cast<T>(poisson_one(rate[i], s));
+  }
+}
+
 // -- bindings ---------------------------------------------------------------------------------------
 
 template <class T>
@@ -528,6 +571,25 @@ void dist_binomial(const py::array& count, const py::array& prob, const py::arra
     throw std::invalid_argument(std::string("dist_binomial: unsupported dtype ") + dtype_name(dtype_of(out)));
 }
 
+template <class T>
+void poisson_typed(const py::array& rate, const py::array& out, std::uint64_t key, std::uint64_t offset) {
+  const index_t n = out.size();
+  const double* r = checked_data<double>(rate, "rate", false, n);
+  T* o = checked_data<T>(out, "out", true, n);
+  for (index_t i = 0; i < n; ++i)
+    if (!(r[i] >= 0.0)) throw std::invalid_argument("dist_poisson: bad rate");  // NaN too
+  run_elements(n, [&](index_t b, index_t e) { poisson_range<T>(r, o, key, offset, b, e); });
+}
+
+void dist_poisson(const py::array& rate, const py::array& out, std::uint64_t key, std::uint64_t offset) {
+  if (dtype_of(out) == DType::f32)
+    poisson_typed<float>(rate, out, key, offset);
+  else if (dtype_of(out) == DType::f64)
+    poisson_typed<double>(rate, out, key, offset);
+  else
+    throw std::invalid_argument(std::string("dist_poisson: unsupported dtype ") + dtype_name(dtype_of(out)));
+}
+
 void register_dist_samplers(py::module_& m) {
   m.def("dist_standard_gamma", &dist_standard_gamma, py::arg("alpha"), py::arg("out"), py::arg("key"),
         py::arg("offset"),
@@ -539,6 +601,8 @@ void register_dist_samplers(py::module_& m) {
         py::arg("method") = "auto",
         "d sample / d alpha for one float64 (alpha, sample) pair by method 'auto', 'exact' (the series or the "
         "continued fraction) or 'asymptotic' (tests)");
+  m.def("dist_poisson", &dist_poisson, py::arg("rate"), py::arg("out"), py::arg("key"), py::arg("offset"),
+        "Poisson(rate) draws into out (float32/float64); rate float64 of out's size, non-negative");
   m.def("dist_binomial", &dist_binomial, py::arg("count"), py::arg("prob"), py::arg("out"), py::arg("key"),
         py::arg("offset"),
         "Binomial(floor(count), prob) draws into out (float32/float64); count and prob float64, out's size");

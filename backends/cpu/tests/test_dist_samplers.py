@@ -195,3 +195,47 @@ def test_binomial_edges_seed_and_checks():
                                  (3.0, 1.5, r"prob must be in \[0, 1\]"), (3.0, np.nan, r"prob must be in \[0, 1\]")]:
         with pytest.raises(RuntimeError, match=message):
             dist_binomial(np.array([count]), np.array([prob]), None, np.empty(1))
+
+
+def _chi_square_pvalue(out: np.ndarray, law) -> float:
+    """Chi-square of integer draws against a discrete law, bins merged to expected counts above 5."""
+    lo, hi = int(law.ppf(1e-4)), int(law.ppf(1 - 1e-4))
+    edges = np.unique(np.linspace(lo, hi + 1, 30).astype(np.int64))
+    inner = edges[1:-1]
+    observed = np.histogram(out, bins=np.concatenate(([-np.inf], inner - 0.5, [np.inf])))[0]
+    expected = np.diff(np.concatenate(([0.0], law.cdf(inner - 1), [1.0]))) * out.size
+    keep = expected > 5
+    observed, expected = observed[keep], expected[keep] * observed[keep].sum() / expected[keep].sum()
+    return stats.chisquare(observed, expected).pvalue
+
+
+@pytest.mark.parametrize("rate", [0.3, 4.0, 9.99, 10.0, 37.5, 1e4, 1e9])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_poisson_law_chi_square(rate, dtype):
+    from flambeau_cpu.kernels.dist_samplers import dist_poisson
+
+    flambeau.manual_seed(17)
+    out = np.empty(20000, dtype=np.float64)
+    dist_poisson(np.full(20000, rate, dtype=dtype), None, out)
+    assert np.all(out == np.floor(out)) and out.min() >= 0
+    assert _chi_square_pvalue(out, stats.poisson(rate)) > 1e-3
+
+
+def test_poisson_edges_seed_and_checks():
+    from flambeau_cpu.kernels.dist_samplers import dist_poisson
+
+    out = np.empty(3)
+    dist_poisson(np.array([0.0, np.inf, 1e20]), None, out)
+    np.testing.assert_array_equal(out, [0.0, -2.0 ** 63, -2.0 ** 63])  # PyTorch's int64 overflow value
+    flambeau.manual_seed(8)
+    a = np.empty(500)
+    dist_poisson(np.full(500, 12.0), None, a)
+    flambeau.manual_seed(8)
+    b = np.empty(500)
+    dist_poisson(np.full(500, 12.0), None, b)
+    np.testing.assert_array_equal(a, b)
+    for bad in (-1.0, np.nan):
+        with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be non-negative"):
+            dist_poisson(np.array([1.0, bad]), None, np.empty(2))
+    with pytest.raises(ValueError, match="bad rate"):
+        _C.dist_poisson(np.array([-1.0]), np.empty(1), 1, 0)

@@ -6,6 +6,7 @@ every backend runs them (a backend may register a faster kernel under the same o
 - ``dist_standard_gamma_grad(alpha, sample)``: the implicit reparameterisation gradient
   ``d sample / d alpha = -(dP(alpha, x) / d alpha) / p(x; alpha)`` (Figurnov et al., 2018), with ``P``
   the regularised lower incomplete gamma function (the CDF) and ``p`` the density.
+- ``dist_poisson(rate)``: Poisson(rate) draws through the core ``poisson`` op.
 - ``dist_binomial(count, prob)``: Binomial(count, prob) draws as counts of uniforms below ``prob``.
 """
 from __future__ import annotations
@@ -92,6 +93,13 @@ def standard_gamma_grad(alpha: fb.Tensor, sample: fb.Tensor) -> fb.Tensor:
     log_pdf = (a - 1) * x.log() - x - fb.lgamma(a)
     grad = -dp_dalpha * (-log_pdf).exp()
     return grad.to(alpha.dtype).reshape(tuple(alpha.shape))
+
+
+def poisson(rate: fb.Tensor, generator: Any = None) -> fb.Tensor:
+    """Poisson(rate) samples (rate >= 0) in ``rate``'s dtype: the core ``poisson`` op (a backend may
+    register a kernel for ``dist_poisson`` instead, as the CPU backend does in C++)."""
+    with fb.no_grad():
+        return fb.poisson(rate, generator=generator)
 
 
 def binomial(count: fb.Tensor, prob: fb.Tensor, generator: Any = None) -> fb.Tensor:

@@ -1,5 +1,5 @@
 """Kernels for the sampling ops flambeau-distributions declares (``dist_standard_gamma``,
-``dist_standard_gamma_grad``, ``dist_binomial``), in C++ (``csrc/dist_samplers.cpp``).
+``dist_standard_gamma_grad``, ``dist_poisson``, ``dist_binomial``), in C++ (``csrc/dist_samplers.cpp``).
 
 The backend never imports flambeau-distributions: it registers kernels under those op names, and they
 are used only when that package is installed and declares the ops (its composites run elsewhere).
@@ -14,6 +14,8 @@ count does not change them. The streams are flambeau's own: they equal neither n
   ``log(sample)`` stays finite (PyTorch's conventions).
 - its gradient ``d sample / d alpha`` at a fixed CDF value: exact series / continued fraction for
   ``alpha <= 1000``, Temme's uniform expansion above (see the C++ for the formulas).
+- poisson: PTRS transformed rejection (Hormann) from rate 10, multiplication of uniforms below; a
+  negative or NaN rate raises PyTorch's error, rates beyond int64 give -2^63 as PyTorch's do.
 - binomial: BTRS transformed rejection (Hormann) for ``n * min(p, 1 - p) >= 10``, inversion below; a
   count that is negative or not finite, or a probability outside [0, 1], raises before any draw.
 
@@ -26,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._C import dist_binomial as _binomial
+from .._C import dist_poisson as _poisson
 from .._C import dist_standard_gamma as _gamma
 from .._C import dist_standard_gamma_grad as _gamma_grad
 from .._random import DEFAULT
@@ -74,6 +77,16 @@ def dist_standard_gamma_grad(alpha: np.ndarray, sample: np.ndarray, out: np.ndar
     _into(out, result)
 
 
+def dist_poisson(rate: np.ndarray, generator: Any, out: np.ndarray) -> None:
+    r = np.ascontiguousarray(np.broadcast_to(np.asarray(rate, dtype=np.float64), out.shape))
+    if r.size and not np.all(r >= 0):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    result = _scratch(out, _work_dtype(out.dtype))
+    key, first = _philox(generator, result.size)
+    _poisson(r, result, key, first)
+    _into(out, result)
+
+
 def dist_binomial(count: np.ndarray, prob: np.ndarray, generator: Any, out: np.ndarray) -> None:
     n = np.ascontiguousarray(np.broadcast_to(np.asarray(count, dtype=np.float64), out.shape))
     p = np.ascontiguousarray(np.broadcast_to(np.asarray(prob, dtype=np.float64), out.shape))
@@ -88,4 +101,4 @@ def dist_binomial(count: np.ndarray, prob: np.ndarray, generator: Any, out: np.n
 
 
 KERNELS = {"dist_standard_gamma": dist_standard_gamma, "dist_standard_gamma_grad": dist_standard_gamma_grad,
-           "dist_binomial": dist_binomial}
+           "dist_poisson": dist_poisson, "dist_binomial": dist_binomial}
