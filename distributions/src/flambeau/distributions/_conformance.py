@@ -59,6 +59,18 @@ def _gamma_grad_errors():
                     "alpha and sample must have the same shape")
 
 
+def _poisson_samples(dtype: str) -> list[Sample]:
+    return [Sample((Arg(shape, dtype, layout, low=0.0, high=30.0),)) for shape, layout in _LAYOUTS]
+
+
+def _poisson_support(rate: np.ndarray, *_: Any, **__: Any) -> tuple:
+    return np.zeros(np.shape(rate)), np.full(np.shape(rate), np.inf), True
+
+
+def _poisson_errors():
+    yield ErrorCase((Arg((3,), "int64"),), RuntimeError, "dist_poisson: expected a floating-point rate")
+
+
 def _counts(shape: tuple) -> Any:
     """Whole trial counts 0..6 (a 0-d sample gets 5)."""
     n = int(np.prod(shape)) if shape else 1
@@ -86,6 +98,7 @@ def cases() -> list[OpCase]:
         OpCase("dist_standard_gamma", _FLOATS, _gamma_samples, _gamma_support, _same_as_first, errors=_gamma_errors),
         OpCase("dist_standard_gamma_grad", _FLOATS, _gamma_grad_samples, _gamma_grad_ref, _same_as_first,
                errors=_gamma_grad_errors, tolerances={"float32": (1e-3, 1e-5), "float64": (1e-5, 1e-9)}),
+        OpCase("dist_poisson", _FLOATS, _poisson_samples, _poisson_support, _same_as_first, errors=_poisson_errors),
         OpCase("dist_binomial", _FLOATS, _binomial_samples, _binomial_support, _same_as_first,
                errors=_binomial_errors),
     ]

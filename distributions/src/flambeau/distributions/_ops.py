@@ -41,6 +41,12 @@ def _gamma_grad_meta(alpha: Any, sample: Any) -> tuple:
     return tuple(alpha.shape), alpha.dtype
 
 
+def _poisson_meta(rate: Any, generator: Any = None) -> tuple:
+    _check_floating("dist_poisson", "rate", rate)
+    _check_generator("dist_poisson", generator)
+    return tuple(rate.shape), rate.dtype
+
+
 def _binomial_meta(count: Any, prob: Any, generator: Any = None) -> tuple:
     _check_floating("dist_binomial", "prob", prob)
     _check_generator("dist_binomial", generator)
@@ -58,6 +64,9 @@ def declarations() -> list[OpDecl]:
         OpDecl("dist_standard_gamma_grad", "(alpha: Tensor, sample: Tensor)", _gamma_grad_meta,
                composite=_samplers.standard_gamma_grad, differentiable=False,
                doc="d sample / d alpha of Gamma(alpha, 1) samples at a fixed CDF value.", **common),
+        OpDecl("dist_poisson", "(rate: Tensor, generator=None)", _poisson_meta,
+               composite=_samplers.poisson, random=True, differentiable=False,
+               doc="Poisson(rate) samples (flambeau-distributions).", **common),
         OpDecl("dist_binomial", "(count: Tensor, prob: Tensor, generator=None)", _binomial_meta,
                composite=_samplers.binomial, random=True, differentiable=False,
                doc="Binomial(count, prob) samples (flambeau-distributions).", **common),

@@ -6,6 +6,7 @@ every backend runs them (a backend may register a faster kernel under the same o
 - ``dist_standard_gamma_grad(alpha, sample)``: the implicit reparameterisation gradient
   ``d sample / d alpha = -(dP(alpha, x) / d alpha) / p(x; alpha)`` (Figurnov et al., 2018), with ``P``
   the regularised lower incomplete gamma function (the CDF) and ``p`` the density.
+- ``dist_poisson(rate)``: Poisson(rate) draws through the core ``poisson`` op.
 - ``dist_binomial(count, prob)``: Binomial(count, prob) draws as counts of uniforms below ``prob``.
 """
 from __future__ import annotations
@@ -41,7 +42,11 @@ def _standard_gamma_draws(alpha: fb.Tensor, generator: Any = None) -> fb.Tensor:
     (at least 95% are accepted per pass, so ~log(numel) / 3 passes, all but the first tiny)."""
     shape, dtype, device = tuple(alpha.shape), alpha.dtype, alpha.device
     with fb.no_grad():
-        flat_alpha = alpha.reshape(-1)
+        given = alpha.reshape(-1)
+        # As the CPU kernel and PyTorch: an alpha that is not positive (or NaN) gives the dtype's tiny and
+        # an infinite one infinity; both are drawn with alpha = 1 (never accepted otherwise: NaN tests).
+        drawable = (given > 0) & (given < math.inf)
+        flat_alpha = fb.where(drawable, given, 1.0)
         boosted = flat_alpha < 1
         a = fb.where(boosted, flat_alpha + 1, flat_alpha)
         d = a - 1.0 / 3.0
@@ -63,6 +68,7 @@ def _standard_gamma_draws(alpha: fb.Tensor, generator: Any = None) -> fb.Tensor:
         # In logs: U ** (1 / alpha) underflows for small alpha long before the product does.
         boost = fb.where(boosted, u.log() / fb.where(boosted, flat_alpha, 1.0), 0.0)
         out = fb.where(boosted, (out.log() + boost).exp(), out)
+        out = fb.where(drawable, out, fb.where(given == math.inf, math.inf, 0.0))
         return out.clamp(min=fb.finfo(dtype).tiny).reshape(shape)
 
 
@@ -87,6 +93,13 @@ def standard_gamma_grad(alpha: fb.Tensor, sample: fb.Tensor) -> fb.Tensor:
     log_pdf = (a - 1) * x.log() - x - fb.lgamma(a)
     grad = -dp_dalpha * (-log_pdf).exp()
     return grad.to(alpha.dtype).reshape(tuple(alpha.shape))
+
+
+def poisson(rate: fb.Tensor, generator: Any = None) -> fb.Tensor:
+    """Poisson(rate) samples (rate >= 0) in ``rate``'s dtype: the core ``poisson`` op (a backend may
+    register a kernel for ``dist_poisson`` instead, as the CPU backend does in C++)."""
+    with fb.no_grad():
+        return fb.poisson(rate, generator=generator)
 
 
 def binomial(count: fb.Tensor, prob: fb.Tensor, generator: Any = None) -> fb.Tensor:

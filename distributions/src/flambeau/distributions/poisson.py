@@ -46,8 +46,10 @@ class Poisson(ExponentialFamily):
 
     def sample(self, sample_shape: Any = ()) -> fb.Tensor:
         shape = tuple(self._extended_shape(sample_shape))
+        from flambeau.ops import fn
+
         with fb.no_grad():
-            return fb.poisson(self.rate.expand(shape))
+            return fn.dist_poisson(self.rate.expand(shape))
 
     def log_prob(self, value: fb.Tensor) -> fb.Tensor:
         if self._validate_args:
