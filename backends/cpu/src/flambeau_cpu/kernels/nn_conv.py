@@ -64,6 +64,10 @@ class _Geo:
         return (three(self.big, 1), three(self.small, 1), three(self.kernel, 1), three(self.stride, 1),
                 three(self.padding, 0), three(self.dilation, 1))
 
+    def pointwise(self) -> bool:
+        """A 1x1 convolution with unit stride and no padding: every window is one input element."""
+        return self.kk == 1 and all(s == 1 for s in self.stride) and not any(self.padding)
+
     def im2col(self, x: np.ndarray) -> np.ndarray:
         """``x (N, C, *big)`` -> columns ``(G, C/G * K, N * L)``."""
         x = np.ascontiguousarray(x)
@@ -118,6 +122,30 @@ def _store_weight(out: np.ndarray, transposed_grad: np.ndarray) -> None:
     _store(out, transposed_grad.transpose(0, 2, 1))
 
 
+#: The least output positions per sample for which :func:`_convolve_into` (one gemm per sample,
+#: straight into the output) beats one gemm over the batch followed by a transposing copy. Below
+#: it the per-sample products are too narrow for BLAS (measured: (8, 256, 4, 4) inputs, 16
+#: positions, ran 20% slower per sample; 196 positions ran 10-35% faster).
+_DIRECT_OUT_POSITIONS = 128
+
+
+def _convolve_into(g: _Geo, x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, out: np.ndarray) -> None:
+    """A (non-transposed) convolution written straight into ``out`` (C-contiguous, working dtype).
+
+    The columns ``(G, Cg*K, N*L)`` are read as ``(N, G, Cg*K, L)`` (a strided view: each sample's
+    block is a BLAS operand with leading dimension N*L), so the gemm of each sample and group lands
+    in ``out``'s own ``(Og, L)`` block: no ``(O, N*L)`` intermediate, no transposing copy after it.
+    """
+    if g.pointwise():  # the columns are the input itself
+        rows = x.reshape(g.n, g.groups, -1, g.ll)
+    else:
+        rows = g.im2col(x).reshape(g.groups, -1, g.n, g.ll).transpose(2, 0, 1, 3)
+    out4 = out.reshape(g.n, g.groups, g.out_channels // g.groups, g.ll)
+    np.matmul(g.grouped(w), rows, out=out4)
+    if bias is not None:
+        out4 += np.asarray(bias, dtype=out.dtype).reshape(g.groups, -1, 1)
+
+
 def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
     if out.size == 0:
         return
@@ -126,6 +154,10 @@ def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, o
     x, w = _work(input, dt), _work(weight, dt)
     if x.size == 0 or w.size == 0:  # no channels to sum over: the bias alone
         res = np.zeros(out.shape, dtype=dt)
+    elif (not g.transposed and (g.ll >= _DIRECT_OUT_POSITIONS or g.pointwise()) and out.dtype == dt
+          and out.flags.c_contiguous):
+        _convolve_into(g, x, w, bias, out)
+        return
     elif not g.transposed:
         res = g.batch_first(np.matmul(g.grouped(w), g.im2col(x)), g.out_channels)
     else:
