@@ -128,7 +128,9 @@ _CONV_CASES = [
 @pytest.mark.parametrize("case", _CONV_CASES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("with_bias", [True, False])
-def test_convolution_kernel_matches_windows(case, dtype, with_bias):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_convolution_kernel_matches_windows(case, dtype, with_bias, threads, monkeypatch):
+    monkeypatch.setattr(_C, "get_num_threads", lambda: threads)  # which path, not how many threads
     xs, ws, stride, pad, dil, groups = case
     x = RNG.standard_normal(xs).astype(dtype)
     w = RNG.standard_normal(ws).astype(dtype)
@@ -145,7 +147,9 @@ def test_convolution_kernel_matches_windows(case, dtype, with_bias):
 
 
 def test_convolution_writes_wide_outputs_in_place(monkeypatch):
-    """Outputs with many positions per sample (and 1x1 convolutions) skip the (O, N*L) intermediate."""
+    """With one thread, outputs with many positions per sample (and 1x1 convolutions) skip the
+    (O, N*L) intermediate."""
+    monkeypatch.setattr(_C, "get_num_threads", lambda: 1)
     calls = []
     real = nn_conv._convolve_into
     monkeypatch.setattr(nn_conv, "_convolve_into", lambda *a: calls.append(a[0].ll) or real(*a))

@@ -124,8 +124,11 @@ def _store_weight(out: np.ndarray, transposed_grad: np.ndarray) -> None:
 
 #: The least output positions per sample for which :func:`_convolve_into` (one gemm per sample,
 #: straight into the output) beats one gemm over the batch followed by a transposing copy. Below
-#: it the per-sample products are too narrow for BLAS (measured: (8, 256, 4, 4) inputs, 16
-#: positions, ran 20% slower per sample; 196 positions ran 10-35% faster).
+#: it the per-sample products are too narrow for BLAS (measured in CPU time, one thread: (8, 256,
+#: 4, 4) inputs, 16 positions, 20% slower per sample; 196 positions 10-35% faster). Only with one
+#: thread: with two, each small gemm is one threaded OpenBLAS call whose threads hand packed blocks
+#: to each other, and under load every handshake waits for a descheduled thread (the same layer's
+#: forward took 2-5x the CPU time of the one gemm over the batch at load 8).
 _DIRECT_OUT_POSITIONS = 128
 
 
@@ -155,7 +158,7 @@ def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, o
     if x.size == 0 or w.size == 0:  # no channels to sum over: the bias alone
         res = np.zeros(out.shape, dtype=dt)
     elif (not g.transposed and (g.ll >= _DIRECT_OUT_POSITIONS or g.pointwise()) and out.dtype == dt
-          and out.flags.c_contiguous):
+          and out.flags.c_contiguous and _C.get_num_threads() == 1):
         _convolve_into(g, x, w, bias, out)
         return
     elif not g.transposed:
