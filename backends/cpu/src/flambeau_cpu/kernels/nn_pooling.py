@@ -116,10 +116,26 @@ def nn_avg_pool_backward(grad_out, input_size, kernel_size, stride, padding, cei
     _store(out, gi)
 
 
+def _global_mean(input: np.ndarray, out: np.ndarray, dt: np.dtype) -> None:
+    """Adaptive average pooling to an output of size 1: each plane's mean, read in any layout.
+
+    numpy reduces a channels-last (or otherwise strided) input in place, without the contiguous
+    copy the window kernel needs; the sum runs in the working dtype (float32 as PyTorch's CPU does),
+    pairwise along the contiguous axis."""
+    axes = tuple(range(2, input.ndim))
+    if input.dtype != dt:
+        input = input.astype(dt)
+    mean = np.mean(input, axis=axes, dtype=dt)
+    np.copyto(out, mean.reshape(out.shape), casting="unsafe")
+
+
 def nn_adaptive_avg_pool(input, output_size, out):
     if out.size == 0:
         return
     dt = _work_dtype(input)
+    if input.ndim > 2 and math.prod(out.shape[2:]) == 1 and input.size:  # global average pooling
+        _global_mean(input, out, dt)
+        return
     y = _target(out, dt)
     _C.nn_adaptive_avg_pool(_arr(input, dt), y, _planes(input.shape), _three(input.shape[2:], 1),
                             _three(out.shape[2:], 1))
@@ -132,6 +148,11 @@ def nn_adaptive_avg_pool_backward(grad_out, input_size, out):
     dt = _work_dtype(grad_out)
     if grad_out.size == 0:  # no output elements: nothing flows back
         out.fill(0)
+        return
+    if grad_out.ndim > 2 and math.prod(grad_out.shape[2:]) == 1:  # global: every position gets g / (H*W)
+        area = math.prod(out.shape[2:])
+        g = grad_out.astype(dt, copy=False).reshape(grad_out.shape[:2] + (1,) * (out.ndim - 2))
+        np.copyto(out, np.broadcast_to(g / area, out.shape), casting="unsafe")
         return
     gi = _target(out, dt)
     _C.nn_adaptive_avg_pool_backward(_arr(grad_out, dt), gi, _planes(out.shape), _three(out.shape[2:], 1),
