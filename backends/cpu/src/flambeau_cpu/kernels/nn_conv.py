@@ -189,6 +189,7 @@ def nn_convolution_backward(grad_out, input, weight, stride, padding, dilation, 
             o.fill(0)
         return
     wg = g.grouped(w)
+    g_rows = None
     if not g.transposed:
         g_rows = g.channels_first(go)  # (G, Og, N*L)
         if output_mask[0]:
@@ -202,7 +203,10 @@ def nn_convolution_backward(grad_out, input, weight, stride, padding, dilation, 
         if output_mask[1]:
             _store_weight(gw_out, np.matmul(g_cols, g.channels_first(x).transpose(0, 2, 1)))
     if output_mask[2]:
-        _store(gb_out, go.sum(axis=(0,) + tuple(range(2, go.ndim))))
+        if g_rows is not None:  # (G, Og, N*L), contiguous: one reduction along rows
+            _store(gb_out, g_rows.sum(axis=-1))
+        else:
+            _store(gb_out, go.reshape(go.shape[0], go.shape[1], -1).sum(axis=(0, 2)))
 
 
 KERNELS: dict[str, Callable[..., Any]] = (
