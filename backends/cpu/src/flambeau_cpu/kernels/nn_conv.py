@@ -115,9 +115,13 @@ def _store(out: np.ndarray, value: np.ndarray) -> None:
 def _store_weight(out: np.ndarray, transposed_grad: np.ndarray) -> None:
     """The weight gradient from its transpose ``(G, cols, rows)``.
 
-    The product runs as ``cols @ rows^T`` because OpenBLAS's sgemm with a short left operand and a
-    long inner dim (``(64, 12544) @ (12544, 288)``, a weight gradient's shape) ran about 15x slower
-    than the same product transposed on the machine measured (docs/performance.md).
+    The product runs as ``cols @ rows^T`` (many rows, few columns). For the other orientation,
+    ``(64, 12544) @ (12544, 288)``, numpy's OpenBLAS (level3_thread.c) splits the result's 288
+    columns, its column-major rows, between its threads, which share their packed blocks of the
+    64-row operand and wait for each other once per block of the 12544-long inner dimension; under
+    load every wait is a descheduled thread's time slice (430 ms vs 48 ms at load 8, with OpenBLAS's
+    own pool as with flambeau's callback: the callback is not the cause). Transposed, OpenBLAS
+    gives each thread its own columns and operand blocks: no waits (docs/performance.md).
     """
     _store(out, transposed_grad.transpose(0, 2, 1))
 
