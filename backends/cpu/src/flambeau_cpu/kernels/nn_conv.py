@@ -136,13 +136,6 @@ def _store_weight(out: np.ndarray, transposed_grad: np.ndarray) -> None:
 _DIRECT_OUT_POSITIONS = 128
 
 
-#: Whether the forward's one gemm over the batch runs as ``cols^T @ W^T`` (a tall result, ``(N*L, O)``)
-#: rather than ``W @ cols`` (a wide one, ``(O, N*L)``): numpy's OpenBLAS splits a wide result's
-#: columns between threads that wait for each other once per block of the inner dimension C*K
-#: (``_store_weight``), a tall one's without waits. Both need one transposing copy into ``out``.
-_TALL_PRODUCTS = True
-
-
 def _convolve_into(g: _Geo, x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, out: np.ndarray) -> None:
     """A (non-transposed) convolution written straight into ``out`` (C-contiguous, working dtype).
 
@@ -172,10 +165,6 @@ def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, o
           and out.flags.c_contiguous and _C.get_num_threads() == 1):
         _convolve_into(g, x, w, bias, out)
         return
-    elif not g.transposed and g.groups == 1 and _TALL_PRODUCTS:
-        # cols^T (N*L, C*K) @ W^T (C*K, O): the tall orientation (see _store_weight), then (N, O, L)
-        prod = np.matmul(g.im2col(x)[0].T, w.reshape(g.out_channels, -1).T)
-        res = prod.reshape(g.n, g.ll, g.out_channels).transpose(0, 2, 1)
     elif not g.transposed:
         res = g.batch_first(np.matmul(g.grouped(w), g.im2col(x)), g.out_channels)
     else:
