@@ -159,3 +159,19 @@ def test_convolution_writes_wide_outputs_in_place(monkeypatch):
         out = np.empty(_ref_conv(x, w, None, stride, pad, dil, groups).shape, np.float32)
         nn_conv.nn_convolution(x, w, None, stride, pad, dil, False, 0, groups, out)
     assert calls == [156, 242, 63, 301]
+
+
+@pytest.mark.parametrize("r, c", [(9, 32), (32, 9), (64, 288), (288, 64), (5, 5)])
+def test_weight_product_runs_the_tall_orientation(r, c, monkeypatch):
+    """rows @ cols^T is computed as the product whose result has at least as many rows as columns
+    (OpenBLAS's threads split that one without waiting on each other), with the same values."""
+    rows = RNG.standard_normal((2, r, 301))
+    cols = RNG.standard_normal((2, c, 301))
+    shapes = []
+    real = np.matmul
+    monkeypatch.setattr(nn_conv.np, "matmul", lambda a, b, **kw: shapes.append((a.shape[1], b.shape[2])) or
+                        real(a, b, **kw))
+    got = nn_conv._weight_product(rows, cols)
+    monkeypatch.undo()
+    np.testing.assert_allclose(got, rows @ cols.transpose(0, 2, 1), rtol=1e-12, atol=1e-12)
+    assert shapes == [(max(r, c), min(r, c))]

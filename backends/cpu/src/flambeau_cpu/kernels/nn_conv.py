@@ -112,18 +112,21 @@ def _store(out: np.ndarray, value: np.ndarray) -> None:
         np.copyto(out, value.reshape(out.shape), casting="unsafe")
 
 
-def _store_weight(out: np.ndarray, transposed_grad: np.ndarray) -> None:
-    """The weight gradient from its transpose ``(G, cols, rows)``.
+def _weight_product(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``rows @ cols^T`` per group, ``(G, R, M) x (G, C, M) -> (G, R, C)``, M long (batch x positions).
 
-    The product runs as ``cols @ rows^T`` (many rows, few columns). For the other orientation,
-    ``(64, 12544) @ (12544, 288)``, numpy's OpenBLAS (level3_thread.c) splits the result's 288
-    columns, its column-major rows, between its threads, which share their packed blocks of the
-    64-row operand and wait for each other once per block of the 12544-long inner dimension; under
-    load every wait is a descheduled thread's time slice (430 ms vs 48 ms at load 8, with OpenBLAS's
-    own pool as with flambeau's callback: the callback is not the cause). Transposed, OpenBLAS
-    gives each thread its own columns and operand blocks: no waits (docs/performance.md).
+    Computed in the orientation whose result has at least as many rows as columns, the other one
+    transposed back by the caller's copy. numpy's OpenBLAS (level3_thread.c) splits a result with
+    fewer rows than columns between its threads by rows of the column-major view, and they share
+    packed blocks: they wait for each other once per block of the long inner dimension M, and under
+    load every wait is a descheduled thread's time slice. ``(64, 12544) @ (12544, 288)`` took 430 ms
+    against 48 ms transposed at load 8 (with OpenBLAS's own pool as with flambeau's callback), and the
+    CNN's first weight gradient ``(9, 50176) @ (50176, 32)`` ran 10x its one-thread time
+    (docs/performance.md). The other split gives each thread its own blocks: no waits.
     """
-    _store(out, transposed_grad.transpose(0, 2, 1))
+    if rows.shape[1] >= cols.shape[1]:
+        return np.matmul(rows, cols.transpose(0, 2, 1))
+    return np.matmul(cols, rows.transpose(0, 2, 1)).transpose(0, 2, 1)
 
 
 #: The least output positions per sample for which :func:`_convolve_into` (one gemm per sample,
@@ -199,13 +202,13 @@ def nn_convolution_backward(grad_out, input, weight, stride, padding, dilation, 
         if output_mask[0]:
             _store(gi_out, g.col2im(np.matmul(wg.transpose(0, 2, 1), g_rows), g.in_channels))
         if output_mask[1]:
-            _store_weight(gw_out, np.matmul(g.im2col(x), g_rows.transpose(0, 2, 1)))
+            _store(gw_out, _weight_product(g_rows, g.im2col(x)))
     elif output_mask[0] or output_mask[1]:
         g_cols = g.im2col(go)  # (G, Og*K, N*L): the windows of the big side
         if output_mask[0]:
             _store(gi_out, g.batch_first(np.matmul(wg, g_cols), g.in_channels))
         if output_mask[1]:
-            _store_weight(gw_out, np.matmul(g_cols, g.channels_first(x).transpose(0, 2, 1)))
+            _store(gw_out, _weight_product(g.channels_first(x), g_cols))
     if output_mask[2]:
         if g_rows is not None:  # (G, Og, N*L), contiguous: one reduction along rows
             _store(gb_out, g_rows.sum(axis=-1))
