@@ -11,6 +11,12 @@ Cases (float32, default thread settings; both libraries start from the same weig
                   downsampling shortcuts, global average pool, Linear(512, 1000)), written out here.
   conv2d_fwd      one Conv2d(32, 64, 3, padding=1) forward on (64, 32, 14, 14).
   conv2d_fwd_bwd  the same layer, forward and backward (input and parameter gradients).
+  gemm_short_m    ``(64, 12544) @ (12544, 288)``, the shape of that layer's weight gradient as
+                  ``grad_rows @ cols^T``: few rows, a long inner dimension (not run by default).
+  gemm_short_n    the same product transposed, ``(288, 12544) @ (12544, 64)``, as the kernel computes
+                  it (not run by default). numpy's OpenBLAS splits the first one's rows between its
+                  threads, which then trade packed blocks once per block of the inner dimension;
+                  the second one's columns, which need no trading (docs/performance.md).
 
 Usage: python benchmarks/bench_nn_conv.py [--rounds N] [--block S] [--threads T] [--only NAME,...]
 (unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE in the command; needs torch for the comparison).
@@ -118,12 +124,22 @@ def _conv_layer(mod, nn, backward):
     return fwd_bwd
 
 
+def _gemm(mod, rows, cols):
+    rng = np.random.default_rng(3)
+    a = mod.from_numpy(rng.standard_normal((rows, 12544)).astype(np.float32))
+    b = mod.from_numpy(rng.standard_normal((12544, cols)).astype(np.float32))
+    return lambda: mod.matmul(a, b)
+
+
 CASES = {
     "cnn_step": lambda mod, nn, optim, F: _cnn_step(mod, nn, optim, F),
     "resnet18_fwd": lambda mod, nn, optim, F: _resnet_fwd(mod, nn),
     "conv2d_fwd": lambda mod, nn, optim, F: _conv_layer(mod, nn, False),
     "conv2d_fwd_bwd": lambda mod, nn, optim, F: _conv_layer(mod, nn, True),
+    "gemm_short_m": lambda mod, nn, optim, F: _gemm(mod, 64, 288),
+    "gemm_short_n": lambda mod, nn, optim, F: _gemm(mod, 288, 64),
 }
+DEFAULT_CASES = ("cnn_step", "resnet18_fwd", "conv2d_fwd", "conv2d_fwd_bwd")
 
 
 def _modules(lib):
@@ -143,7 +159,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--block", type=float, default=0.5, help="seconds per timed block")
     parser.add_argument("--threads", type=int, default=H.THREADS)
-    parser.add_argument("--only", default=",".join(CASES), help="comma-separated cases")
+    parser.add_argument("--only", default=",".join(DEFAULT_CASES), help="comma-separated cases")
     args = parser.parse_args()
     H.THREADS = args.threads
     libs = H.load_libraries(("flambeau", "torch"))

@@ -471,3 +471,51 @@ def test_scatter_kernels_check_indices():
     for bad in (3, -1, 2 ** 40):
         with pytest.raises(RuntimeError, match=f"Found an invalid max index: {bad}"):
             backward(g, fb.tensor([[[0, bad]]]), (3,))
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [fb.float32, fb.float64, fb.float16])
+def test_global_adaptive_avg_pool_is_the_mean_over_positions(k, dtype):
+    """Output size 1 (global average pooling): the mean over positions, forward and backward."""
+    rng = np.random.default_rng(k)
+    x = rng.standard_normal((3, 5) + (4, 7, 3)[:k])
+    fn = (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[k - 1]
+    xt = t(x, dtype, requires_grad=True)
+    y = fn(xt, 1)
+    assert y.shape == (3, 5) + (1,) * k and y.dtype == dtype
+    tol = {fb.float16: 2e-2, fb.float32: 1e-5, fb.float64: 1e-12}[dtype]
+    want = x.astype(np.float16).astype(np.float64) if dtype == fb.float16 else x
+    np.testing.assert_allclose(y.detach().numpy().astype(np.float64).reshape(3, 5), want.mean(tuple(range(2, 2 + k))),
+                               rtol=tol, atol=tol)
+    g = rng.standard_normal(y.shape)
+    y.backward(t(g, dtype))
+    area = math.prod(x.shape[2:])
+    np.testing.assert_allclose(xt.grad.numpy().astype(np.float64), np.broadcast_to(g / area, x.shape),
+                               rtol=tol, atol=tol)
+    assert gradcheck(lambda a: fn(a, 1), (t(x[:2, :2], requires_grad=True),))
+
+
+def test_global_adaptive_avg_pool_reads_channels_last_without_a_copy(monkeypatch):
+    """A channels-last input is averaged in place (no contiguous copy, not the window kernel);
+    contiguous inputs stay on the window kernel."""
+    from flambeau_cpu import _C
+    from flambeau_cpu.kernels import nn_pooling as P
+
+    seen = []
+    real = P._channels_last_mean
+    monkeypatch.setattr(P, "_channels_last_mean", lambda a, o, d: seen.append(a.strides) or real(a, o, d))
+    window = _C.nn_adaptive_avg_pool
+    for dtype in (fb.float32, fb.float64, fb.float16):
+        x = fb.randn(2, 6, 5, 4).to(dtype).contiguous(memory_format=fb.channels_last)
+        monkeypatch.setattr(_C, "nn_adaptive_avg_pool", None)  # the window kernel would fail if called
+        y = F.adaptive_avg_pool2d(x, (1, 1))
+        monkeypatch.setattr(_C, "nn_adaptive_avg_pool", window)
+        tol = 1e-2 if dtype == fb.float16 else 1e-6
+        np.testing.assert_allclose(y.numpy()[..., 0, 0].astype(np.float64),
+                                   x.numpy().astype(np.float64).mean((2, 3)), rtol=tol, atol=tol)
+        assert y.dtype == dtype
+    itemsize = [4, 8, 2]  # float16 is summed in float32 straight from the half-precision input
+    assert [s[1] for s in seen] == itemsize
+    n = len(seen)
+    y2 = nn.AdaptiveAvgPool2d(1)(fb.randn(2, 6, 5, 4))
+    assert y2.shape == (2, 6, 1, 1) and len(seen) == n + 1  # asked, and declined (not channels-last)

@@ -99,3 +99,79 @@ def test_native_conv_checks_sizes_dtypes_and_layouts():
         _C.nn_col2im(cols, x, -2, -3, False, *geo)
     with pytest.raises(ValueError, match="3 entries"):
         _C.nn_col2im(cols, x, 2, 3, False, [5, 5], *geo[1:])
+
+
+def _ref_conv(x, w, b, stride, pad, dil, groups):
+    """A convolution from reference windows: out[n, o, l] = sum over o's group of w * windows, plus b."""
+    k = w.ndim - 2
+    small = [(x.shape[2 + i] + 2 * pad[i] - dil[i] * (w.shape[2 + i] - 1) - 1) // stride[i] + 1 for i in range(k)]
+    cols = _ref_im2col(x, small, w.shape[2:], stride, pad, dil)  # (N, C, K, L)
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    cols = cols.reshape(n, groups, c // groups, -1, cols.shape[-1])
+    wg = w.reshape(groups, o // groups, c // groups, -1)
+    out = np.einsum("gock,ngckl->ngol", wg, cols).reshape((n, o) + tuple(small))
+    return out if b is None else out + b.reshape((1, o) + (1,) * k)
+
+
+# (input shape, weight shape, stride, padding, dilation, groups): enough output positions for the
+# per-sample products straight into the output, too few for them, and the pointwise (1x1) case.
+_CONV_CASES = [
+    ((3, 4, 13, 12), (6, 4, 3, 3), (1, 1), (1, 1), (1, 1), 1),     # 156 positions
+    ((2, 6, 23, 20), (4, 3, 3, 2), (2, 1), (0, 2), (1, 2), 2),     # grouped, strided, dilated: 242 positions
+    ((2, 4, 5, 5), (6, 4, 3, 3), (1, 1), (1, 1), (1, 1), 1),       # 25 positions: one gemm over the batch
+    ((2, 4, 9, 7), (6, 2, 1, 1), (1, 1), (0, 0), (1, 1), 2),       # pointwise, grouped, 63 positions
+    ((2, 3, 300), (5, 3, 4), (1,), (2,), (1,), 1),                 # 1-d, 301 positions
+]
+
+
+@pytest.mark.parametrize("case", _CONV_CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("with_bias", [True, False])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_convolution_kernel_matches_windows(case, dtype, with_bias, threads, monkeypatch):
+    monkeypatch.setattr(_C, "get_num_threads", lambda: threads)  # which path, not how many threads
+    xs, ws, stride, pad, dil, groups = case
+    x = RNG.standard_normal(xs).astype(dtype)
+    w = RNG.standard_normal(ws).astype(dtype)
+    b = RNG.standard_normal(ws[0]).astype(dtype) if with_bias else None
+    want = _ref_conv(x, w, b, stride, pad, dil, groups)
+    out = np.full(want.shape, np.nan, dtype)
+    nn_conv.nn_convolution(x, w, b, stride, pad, dil, False, 0, groups, out)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(out, want, rtol=tol, atol=tol)
+    # an output the kernel cannot write in place (strided) goes through a working array
+    strided = np.full(want.shape[:-1] + (2 * want.shape[-1],), np.nan, dtype)[..., ::2]
+    nn_conv.nn_convolution(x, w, b, stride, pad, dil, False, 0, groups, strided)
+    np.testing.assert_allclose(strided, want, rtol=tol, atol=tol)
+
+
+def test_convolution_writes_wide_outputs_in_place(monkeypatch):
+    """With one thread, outputs with many positions per sample (and 1x1 convolutions) skip the
+    (O, N*L) intermediate."""
+    monkeypatch.setattr(_C, "get_num_threads", lambda: 1)
+    calls = []
+    real = nn_conv._convolve_into
+    monkeypatch.setattr(nn_conv, "_convolve_into", lambda *a: calls.append(a[0].ll) or real(*a))
+    for xs, ws, stride, pad, dil, groups in _CONV_CASES:
+        x = RNG.standard_normal(xs).astype(np.float32)
+        w = RNG.standard_normal(ws).astype(np.float32)
+        out = np.empty(_ref_conv(x, w, None, stride, pad, dil, groups).shape, np.float32)
+        nn_conv.nn_convolution(x, w, None, stride, pad, dil, False, 0, groups, out)
+    assert calls == [156, 242, 63, 301]
+
+
+@pytest.mark.parametrize("r, c", [(9, 32), (32, 9), (64, 288), (288, 64), (5, 5)])
+def test_weight_product_runs_the_tall_orientation(r, c, monkeypatch):
+    """rows @ cols^T is computed as the product whose result has at least as many rows as columns
+    (OpenBLAS's threads split that one without waiting on each other), with the same values."""
+    rows = RNG.standard_normal((2, r, 301))
+    cols = RNG.standard_normal((2, c, 301))
+    shapes = []
+    real = np.matmul
+    monkeypatch.setattr(nn_conv.np, "matmul", lambda a, b, **kw: shapes.append((a.shape[1], b.shape[2])) or
+                        real(a, b, **kw))
+    got = nn_conv._weight_product(rows, cols)
+    monkeypatch.undo()
+    np.testing.assert_allclose(got, rows @ cols.transpose(0, 2, 1), rtol=1e-12, atol=1e-12)
+    assert shapes == [(max(r, c), min(r, c))]

