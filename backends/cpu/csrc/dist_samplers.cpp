@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "common.h"
+#include "philox.h"
 #include "vecmath.h"
 
 namespace flambeau {
@@ -20,23 +21,6 @@ namespace {
 // Elements below which a call runs on one thread: a draw costs ~50-100 ns, so a team pays off early.
 constexpr index_t kThreadedElements = 16384;
 constexpr index_t kChunk = 4096;
-
-// Philox4x32-10: the counter (c0, c1, c2, c3) encrypted under the key (k0, k1), in place.
-FLAMBEAU_INLINE void philox10(std::uint32_t& c0, std::uint32_t& c1, std::uint32_t& c2, std::uint32_t& c3,
-                              std::uint32_t k0, std::uint32_t k1) {
-  for (int r = 0; r < 10; ++r) {
-    const std::uint64_t p0 = static_cast<std::uint64_t>(0xD2511F53u) * c0;
-    const std::uint64_t p1 = static_cast<std::uint64_t>(0xCD9E8D57u) * c2;
-    const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ c1 ^ k0;
-    const std::uint32_t n2 = static_cast<std::uint32_t>(p0 >> 32) ^ c3 ^ k1;
-    c1 = static_cast<std::uint32_t>(p1);
-    c3 = static_cast<std::uint32_t>(p0);
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-}
 
 constexpr int kTile = 64;
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "common.h"
+#include "philox.h"
 #include "vecmath.h"
 
 namespace flambeau {
@@ -22,19 +23,7 @@ FLAMBEAU_INLINE void philox_tile(std::uint64_t key, std::uint64_t ctr, index_t c
   for (index_t j = 0; j < count; ++j) {
     const std::uint64_t c = ctr + static_cast<std::uint64_t>(j);
     std::uint32_t c0 = static_cast<std::uint32_t>(c), c1 = static_cast<std::uint32_t>(c >> 32), c2 = 0, c3 = 0;
-    std::uint32_t k0 = key0, k1 = key1;
-    for (int r = 0; r < 10; ++r) {
-      const std::uint64_t p0 = static_cast<std::uint64_t>(0xD2511F53u) * c0;
-      const std::uint64_t p1 = static_cast<std::uint64_t>(0xCD9E8D57u) * c2;
-      const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ c1 ^ k0;
-      const std::uint32_t n2 = static_cast<std::uint32_t>(p0 >> 32) ^ c3 ^ k1;
-      c1 = static_cast<std::uint32_t>(p1);
-      c3 = static_cast<std::uint32_t>(p0);
-      c0 = n0;
-      c2 = n2;
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
+    philox10(c0, c1, c2, c3, key0, key1);
     out[0][j] = c0;
     out[1][j] = c1;
     out[2][j] = c2;
