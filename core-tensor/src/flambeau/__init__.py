@@ -102,6 +102,17 @@ def load(f: object, map_location: object = None, pickle_module: object = None, *
                  **pickle_load_args)
 
 
+def __getattr__(name: str) -> object:
+    # `fb.cuda` without importing it first, as `torch.cuda` is always there: the real module when
+    # flambeau-backend-cuda is installed, else a stand-in whose is_available() is False.
+    if name == "cuda":
+        from ._cuda_absent import resolve
+
+        module = globals()["cuda"] = resolve()
+        return module
+    raise AttributeError(f"module 'flambeau' has no attribute '{name}'")
+
+
 from .plugins import _loader  # noqa: E402
 from . import _late_bindings  # noqa: E402
 
