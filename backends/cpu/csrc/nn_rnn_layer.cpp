@@ -1,9 +1,10 @@
 // Whole recurrent layers, forward and backward, for the ops flambeau-nn declares (nn_lstm_layer,
 // nn_lstm_layer_backward, nn_gru_layer, nn_gru_layer_backward): one call per layer and direction.
 //
-// Each time step is one BLAS product with the hidden weight (fortran_gemm.h: scipy's OpenBLAS, on the
-// kernels' OpenMP team) and one fused cell (nn_rnn_cells.h), looped here with the GIL released; the
-// input's projection for every step was one product before the call. Rows are packed: step t runs the
+// Each time step is one product with the hidden weight, packed once per call (packed_gemm.h), and one
+// fused cell (nn_rnn_cells.h), looped here with the GIL released; the input's projection for every
+// step was one product before the call. The hidden weight's gradient is one BLAS product at the end
+// (fortran_gemm.h: scipy's OpenBLAS, on the kernels' OpenMP team). Rows are packed: step t runs the
 // first batch_sizes[t] sequences, its rows start at the sum of the earlier steps' sizes, and the sizes
 // never increase. A sequence that is not running keeps its state, so in the reverse direction (steps
 // from the last) a sequence starts from its initial state at its own last step.
@@ -23,6 +24,7 @@
 #include "fortran_gemm.h"
 #include "nn_args.h"
 #include "nn_rnn_cells.h"
+#include "packed_gemm.h"
 
 namespace flambeau {
 namespace {
@@ -93,28 +95,16 @@ void over_rows(index_t rows, index_t width, Fn&& fn) {
 
 // -- LSTM -----------------------------------------------------------------------------------------
 
-// w (rows, cols) transposed into a new (cols, rows) array: the per-step products run on w^T as
-// BLAS's plain "N" operand, whose packing OpenBLAS does much faster than the transposed one's
-// (a (32, 128) @ (128, 512) product: ~3x, measured through scipy's sgemm).
-template <class T>
-std::vector<T> transposed(const T* w, index_t rows, index_t cols) {
-  std::vector<T> t(static_cast<std::size_t>(rows * cols));
-  for (index_t r = 0; r < rows; ++r)
-    for (index_t c = 0; c < cols; ++c) t[c * rows + r] = w[r * cols + c];
-  return t;
-}
-
 template <class T>
 void lstm_forward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* c0,
                   const T* w, T* out, T* hn, T* cn, T* work, T* cells) {
   std::vector<T> hs(h0, h0 + batch * h), cs(c0, c0 + batch * h);  // the running states
   std::vector<T> gates(static_cast<std::size_t>(batch * 4 * h));
-  const std::vector<T> wt = transposed(w, 4 * h, h);
+  const auto wt = packed_gemm::pack(w, h, 4 * h, 1, h);  // w^T (H, 4H)
   for (index_t i = 0; i < s.count(); ++i) {
     const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
     if (bs == 0) continue;
-    copy_rows(gates.data(), x + off * 4 * h, bs, 4 * h);
-    gemm_rows<T>(gemm, false, false, bs, 4 * h, h, T(1), hs.data(), h, wt.data(), 4 * h, T(1), gates.data(), 4 * h);
+    packed_gemm::multiply(wt, bs, hs.data(), h, x + off * 4 * h, gates.data(), 4 * h);  // xproj + h w^T
     T* hy = out + off * h;
     T* cy = cells + off * h;
     over_rows(bs, 4 * h, [&](index_t begin, index_t end) {
@@ -136,6 +126,7 @@ void lstm_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h
   if (ghn != nullptr) std::copy(ghn, ghn + state, dh.begin());
   if (gcn != nullptr) std::copy(gcn, gcn + state, dc.begin());
   std::vector<T> hprev(static_cast<std::size_t>(s.rows * h));  // each step's previous hidden states
+  const auto wp = packed_gemm::pack(w, 4 * h, h, h, 1);
   for (index_t i = s.count() - 1; i >= 0; --i) {
     const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
     if (bs == 0) continue;
@@ -150,7 +141,7 @@ void lstm_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h
       rnn_cells::lstm_backward_rows(dh.data(), dc.data(), cprev.data(), cells + off * h, work + off * 4 * h, dg,
                                     dc.data(), begin, end, h);
     });
-    gemm_rows<T>(gemm, false, false, bs, h, 4 * h, T(1), dg, 4 * h, w, h, T(0), dh.data(), h);
+    packed_gemm::multiply(wp, bs, dg, 4 * h, static_cast<const T*>(nullptr), dh.data(), h);  // grad_gates w
   }
   // grad_w_hh = sum over steps of grad_gates^T @ h_prev, one product
   gemm_rows<T>(gemm, true, false, 4 * h, h, s.rows, T(1), gx, 4 * h, hprev.data(), h, T(0), gw, h);
@@ -241,15 +232,14 @@ void gru_forward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, 
                  const T* bias, T* out, T* hn, T* work) {
   std::vector<T> hs(h0, h0 + batch * h);
   std::vector<T> hg(static_cast<std::size_t>(batch * 3 * h));
-  const std::vector<T> wt = transposed(w, 3 * h, h);
+  const auto wt = packed_gemm::pack(w, h, 3 * h, 1, h);  // w^T (H, 3H)
   for (index_t i = 0; i < s.count(); ++i) {
     const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
     if (bs == 0) continue;
     if (bias != nullptr) {
       for (index_t r = 0; r < bs; ++r) std::copy(bias, bias + 3 * h, hg.data() + r * 3 * h);
     }
-    gemm_rows<T>(gemm, false, false, bs, 3 * h, h, T(1), hs.data(), h, wt.data(), 3 * h, bias != nullptr ? T(1) : T(0),
-                 hg.data(), 3 * h);
+    packed_gemm::multiply(wt, bs, hs.data(), h, bias != nullptr ? hg.data() : nullptr, hg.data(), 3 * h);
     T* hy = out + off * h;
     over_rows(bs, 4 * h, [&](index_t begin, index_t end) {
       rnn_cells::gru_rows(x + off * 3 * h, hg.data(), hs.data(), hy, work + off * 4 * h, begin, end, h);
@@ -267,6 +257,7 @@ void gru_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h,
   if (ghn != nullptr) std::copy(ghn, ghn + state, dh.begin());
   std::vector<T> hprev(static_cast<std::size_t>(s.rows * h));
   std::vector<T> dhg(static_cast<std::size_t>(s.rows * 3 * h));  // grad of each step's hidden projection
+  const auto wp = packed_gemm::pack(w, 3 * h, h, h, 1);
   for (index_t i = s.count() - 1; i >= 0; --i) {
     const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
     if (bs == 0) continue;
@@ -281,7 +272,7 @@ void gru_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h,
       rnn_cells::gru_backward_rows(dh.data(), hp, work + off * 4 * h, gx + off * 3 * h, dhgt, dh.data(), begin, end,
                                    h);
     });
-    gemm_rows<T>(gemm, false, false, bs, h, 3 * h, T(1), dhgt, 3 * h, w, h, T(1), dh.data(), h);
+    packed_gemm::multiply(wp, bs, dhgt, 3 * h, dh.data(), dh.data(), h);  // dh += grad_hgates w
   }
   gemm_rows<T>(gemm, true, false, 3 * h, h, s.rows, T(1), dhg.data(), 3 * h, hprev.data(), h, T(0), gw, h);
   std::fill(gb, gb + 3 * h, T(0));
