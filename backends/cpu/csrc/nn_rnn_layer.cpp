@@ -1,5 +1,5 @@
 // Whole recurrent layers, forward and backward, for the ops flambeau-nn declares (nn_lstm_layer,
-// nn_lstm_layer_backward, nn_gru_layer, nn_gru_layer_backward): one call per layer and direction.
+// nn_gru_layer, nn_rnn_layer and their backward ops): one call per layer and direction.
 //
 // Each time step is one product with the hidden weight, packed once per call (packed_gemm.h), and one
 // fused cell (nn_rnn_cells.h), looped here with the GIL released; the input's projection for every
@@ -348,6 +348,127 @@ void nn_gru_layer_backward(const py::object& grad_output, const py::object& grad
   }
 }
 
+// -- RNN (tanh or relu) ----------------------------------------------------------------------------
+
+// x[k] = act(x[k]) over n elements.
+template <class T>
+FLAMBEAU_CLONES void activate(T* x, index_t n, bool relu) {
+  if (relu) {
+#pragma omp simd
+    for (index_t k = 0; k < n; ++k) x[k] = x[k] > T(0) ? x[k] : T(0);
+  } else {
+#pragma omp simd
+    for (index_t k = 0; k < n; ++k) x[k] = vec_tanh(x[k]);
+  }
+}
+
+// d[k] = (g[k] + e[k]) * act'(y[k]) from the activation's output y (e may be null).
+template <class T>
+FLAMBEAU_CLONES void activation_grad(const T* g, const T* e, const T* y, T* d, index_t n, bool relu) {
+#pragma omp simd
+  for (index_t k = 0; k < n; ++k) {
+    const T gk = g[k] + (e != nullptr ? e[k] : T(0));
+    d[k] = relu ? (y[k] > T(0) ? gk : T(0)) : gk * (T(1) - y[k] * y[k]);
+  }
+}
+
+template <class T>
+void rnn_forward(const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* w, bool relu, T* out,
+                 T* hn) {
+  std::vector<T> hs(h0, h0 + batch * h);
+  const auto wt = packed_gemm::pack(w, h, h, 1, h);  // w^T
+  for (index_t i = 0; i < s.count(); ++i) {
+    const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
+    if (bs == 0) continue;
+    T* hy = out + off * h;
+    packed_gemm::multiply(wt, bs, hs.data(), h, x + off * h, hy, h);  // xproj + h w^T, activated in place
+    over_rows(bs, h, [&](index_t begin, index_t end) { activate(hy + begin * h, (end - begin) * h, relu); });
+    copy_rows(hs.data(), hy, bs, h);
+  }
+  copy_rows(hn, hs.data(), batch, h);
+}
+
+template <class T>
+void rnn_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* gout, const T* ghn,
+                  const T* h0, const T* w, const T* out, bool relu, T* gx, T* gh0, T* gw) {
+  const std::size_t state = static_cast<std::size_t>(batch * h);
+  std::vector<T> dh(state, T(0));
+  if (ghn != nullptr) std::copy(ghn, ghn + state, dh.begin());
+  std::vector<T> hprev(static_cast<std::size_t>(s.rows * h));
+  const auto wp = packed_gemm::pack(w, h, h, h, 1);
+  for (index_t i = s.count() - 1; i >= 0; --i) {
+    const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
+    if (bs == 0) continue;
+    states_before(s, t, out, h0, h, hprev.data() + off * h);
+    T* dpre = gx + off * h;
+    const T* go = gout != nullptr ? gout + off * h : nullptr;
+    over_rows(bs, h, [&](index_t begin, index_t end) {
+      activation_grad(dh.data() + begin * h, go != nullptr ? go + begin * h : nullptr, out + (off + begin) * h,
+                      dpre + begin * h, (end - begin) * h, relu);
+    });
+    packed_gemm::multiply(wp, bs, dpre, h, static_cast<const T*>(nullptr), dh.data(), h);  // grad_pre w
+  }
+  gemm_rows<T>(gemm, true, false, h, h, s.rows, T(1), gx, h, hprev.data(), h, T(0), gw, h);
+  copy_rows(gh0, dh.data(), batch, h);
+}
+
+void nn_rnn_layer(const py::array& xproj, const py::object& h0, const py::object& w_hh,
+                  const std::vector<index_t>& batch_sizes, bool reverse, bool relu, const py::object& output,
+                  const py::object& h_n, index_t batch, index_t hidden) {
+  const char* op = "nn_rnn_layer";
+  const DType dt = float_dtype(op, xproj);
+  const Steps s = check_steps(op, batch_sizes, reverse, batch, hidden, 1);
+  const index_t n = s.rows, h = hidden, b = batch;
+  const void* px = pointer(op, xproj, "xproj", dt, n * h, false, false);
+  const void* ph0 = pointer(op, h0, "h0", dt, b * h, false, false);
+  const void* pw = pointer(op, w_hh, "w_hh", dt, h * h, false, false);
+  void* pout = pointer(op, output, "output", dt, n * h, false, true);
+  void* phn = pointer(op, h_n, "h_n", dt, b * h, false, true);
+  py::gil_scoped_release nogil;
+  if (dt == DType::f32) {
+    using T = float;
+    rnn_forward<T>(s, b, h, static_cast<const T*>(px), static_cast<const T*>(ph0), static_cast<const T*>(pw), relu,
+                   static_cast<T*>(pout), static_cast<T*>(phn));
+  } else {
+    using T = double;
+    rnn_forward<T>(s, b, h, static_cast<const T*>(px), static_cast<const T*>(ph0), static_cast<const T*>(pw), relu,
+                   static_cast<T*>(pout), static_cast<T*>(phn));
+  }
+}
+
+void nn_rnn_layer_backward(const py::object& grad_output, const py::object& grad_hn, const py::array& h0,
+                           const py::object& w_hh, const py::object& output, const std::vector<index_t>& batch_sizes,
+                           bool reverse, bool relu, const py::object& grad_xproj, const py::object& grad_h0,
+                           const py::object& grad_w_hh, index_t batch, index_t hidden, const py::object& gemm) {
+  const char* op = "nn_rnn_layer_backward";
+  const DType dt = float_dtype(op, h0);
+  const Steps s = check_steps(op, batch_sizes, reverse, batch, hidden, 1);
+  const index_t n = s.rows, h = hidden, b = batch;
+  const void* pgo = pointer(op, grad_output, "grad_output", dt, n * h, true, false);
+  const void* pghn = pointer(op, grad_hn, "grad_hn", dt, b * h, true, false);
+  const void* ph0 = pointer(op, h0, "h0", dt, b * h, false, false);
+  const void* pw = pointer(op, w_hh, "w_hh", dt, h * h, false, false);
+  const void* pout = pointer(op, output, "output", dt, n * h, false, false);
+  void* pgx = pointer(op, grad_xproj, "grad_xproj", dt, n * h, false, true);
+  void* pgh0 = pointer(op, grad_h0, "grad_h0", dt, b * h, false, true);
+  void* pgw = pointer(op, grad_w_hh, "grad_w_hh", dt, h * h, false, true);
+  if (dt == DType::f32) {
+    using T = float;
+    const auto f = gemm_from_capsule<T>(op, gemm);
+    py::gil_scoped_release nogil;
+    rnn_backward<T>(f, s, b, h, static_cast<const T*>(pgo), static_cast<const T*>(pghn), static_cast<const T*>(ph0),
+                    static_cast<const T*>(pw), static_cast<const T*>(pout), relu, static_cast<T*>(pgx),
+                    static_cast<T*>(pgh0), static_cast<T*>(pgw));
+  } else {
+    using T = double;
+    const auto f = gemm_from_capsule<T>(op, gemm);
+    py::gil_scoped_release nogil;
+    rnn_backward<T>(f, s, b, h, static_cast<const T*>(pgo), static_cast<const T*>(pghn), static_cast<const T*>(ph0),
+                    static_cast<const T*>(pw), static_cast<const T*>(pout), relu, static_cast<T*>(pgx),
+                    static_cast<T*>(pgh0), static_cast<T*>(pgw));
+  }
+}
+
 void register_nn_rnn_layer(py::module_& m) {
   m.def("nn_lstm_layer", &nn_lstm_layer,
         "One LSTM layer and direction over packed rows: every step's product with w_hh and fused cell.");
@@ -355,6 +476,9 @@ void register_nn_rnn_layer(py::module_& m) {
   m.def("nn_gru_layer", &nn_gru_layer,
         "One GRU layer and direction over packed rows: every step's product with w_hh and fused cell.");
   m.def("nn_gru_layer_backward", &nn_gru_layer_backward, "The gradients of nn_gru_layer, steps walked backwards.");
+  m.def("nn_rnn_layer", &nn_rnn_layer,
+        "One RNN (tanh or relu) layer and direction over packed rows: every step's product with w_hh and activation.");
+  m.def("nn_rnn_layer_backward", &nn_rnn_layer_backward, "The gradients of nn_rnn_layer, steps walked backwards.");
 }
 
 }  // namespace

@@ -209,3 +209,60 @@ def test_layer_refuses_a_capsule_of_the_wrong_precision():
     args[-1] = cython_blas.__pyx_capi__["sgemv"]
     with pytest.raises(TypeError, match="not a sgemm"):
         _C.nn_lstm_layer(*args)
+
+
+def _rnn_ref(x, h0, w, sizes, reverse, relu):
+    h = h0.astype(np.float64).copy()
+    offs = _offsets(sizes)
+    out = np.zeros((x.shape[0], h.shape[1]))
+    tape = []
+    for t in _order(sizes, reverse):
+        bs, off = sizes[t], offs[t]
+        pre = x[off:off + bs] + h[:bs] @ w.T
+        y = np.maximum(pre, 0) if relu else np.tanh(pre)
+        tape.append((bs, off, h[:bs].copy(), y))
+        out[off:off + bs] = h[:bs] = y
+
+    def backward(gout, ghn):
+        dh = ghn.astype(np.float64).copy()
+        gx, gw = np.zeros(x.shape), np.zeros(w.shape)
+        for bs, off, hp, y in reversed(tape):
+            g = dh[:bs] + gout[off:off + bs]
+            d = g * (y > 0) if relu else g * (1 - y * y)
+            gx[off:off + bs] = d
+            gw += d.T @ hp
+            dh[:bs] = d @ w
+        return gx, dh, gw
+
+    return (out, h), backward
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("relu", [False, True])
+@pytest.mark.parametrize("batch,hidden,sizes,reverse", CASES)
+def test_rnn_layer_forward_and_backward(dtype, relu, batch, hidden, sizes, reverse):
+    rng = np.random.default_rng(hidden * 100 + batch + 2)
+    n, x, h0, _, w = _data(rng, batch, hidden, sizes, 1, dtype)
+    (out, hn), backward = _rnn_ref(x, h0, w, sizes, reverse, relu)
+    res = [np.empty(s, dtype) for s in ((n, hidden), (batch, hidden))]
+    K.nn_rnn_layer(x, h0, w, sizes, reverse, relu, res)
+    np.testing.assert_allclose(res[0], out, **TOL[dtype])
+    np.testing.assert_allclose(res[1], hn, **TOL[dtype])
+    gout = rng.standard_normal((n, hidden)).astype(dtype)
+    ghn = rng.standard_normal((batch, hidden)).astype(dtype)
+    grads = [np.empty(s, dtype) for s in ((n, hidden), (batch, hidden), (hidden, hidden))]
+    K.nn_rnn_layer_backward(gout, ghn, h0, w, res[0], sizes, reverse, relu, grads)
+    for got, want in zip(grads, backward(gout, ghn)):
+        np.testing.assert_allclose(got, want, **TOL[dtype])
+
+
+def test_rnn_layer_checks_sizes():
+    x, h0, w = np.zeros((4, 3), np.float32), np.zeros((2, 3), np.float32), np.zeros((3, 3), np.float32)
+    out, hn = np.empty((4, 3), np.float32), np.empty((2, 3), np.float32)
+    _C.nn_rnn_layer(x, h0, w, [2, 2], False, False, out, hn, 2, 3)
+    with pytest.raises(ValueError, match="xproj has 12 elements, expected 15"):
+        _C.nn_rnn_layer(x, h0, w, [2, 2, 1], False, False, np.empty((5, 3), np.float32), hn, 2, 3)
+    with pytest.raises(ValueError, match="output has 6 elements"):
+        _C.nn_rnn_layer(x, h0, w, [2, 2], False, False, np.empty((2, 3), np.float32), hn, 2, 3)
+    with pytest.raises(ValueError, match="bad sizes"):
+        _C.nn_rnn_layer(x, h0, w, [2, 2], False, False, out, hn, 2, -3)

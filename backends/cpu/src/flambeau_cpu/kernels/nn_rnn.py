@@ -1,6 +1,6 @@
 """Fused kernels for flambeau-nn's recurrent cell ops (``nn_lstm_cell``, ``nn_gru_cell`` and their
-backward ops, csrc/nn_rnn.cpp) and whole-layer ops (``nn_lstm_layer``, ``nn_gru_layer`` and their
-backward ops, csrc/nn_rnn_layer.cpp: one call per layer and direction, the steps looped in C++ with
+backward ops, csrc/nn_rnn.cpp) and whole-layer ops (``nn_lstm_layer``, ``nn_gru_layer``,
+``nn_rnn_layer`` and their backward ops, csrc/nn_rnn_layer.cpp: one call per layer and direction, the steps looped in C++ with
 the GIL released), run by ``flambeau_cpu._C``.
 
 The backend never imports flambeau-nn: these are registered under the op names and used only when
@@ -144,6 +144,25 @@ def nn_gru_layer_backward(grad_output, grad_hn, h0, w_hh, output, workspace, bat
     _store(out, works)
 
 
+def nn_rnn_layer(xproj, h0, w_hh, batch_sizes, reverse, relu, out):
+    dt = _work_dtype(xproj)
+    batch, hidden = h0.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_rnn_layer(_arr(xproj, dt), _arr(h0, dt), _arr(w_hh, dt), _sizes(batch_sizes), bool(reverse), bool(relu),
+                    *works, batch, hidden)
+    _store(out, works)
+
+
+def nn_rnn_layer_backward(grad_output, grad_hn, h0, w_hh, output, batch_sizes, reverse, relu, out):
+    dt = _work_dtype(h0)
+    batch, hidden = h0.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_rnn_layer_backward(_optional(grad_output, dt), _optional(grad_hn, dt), _arr(h0, dt), _arr(w_hh, dt),
+                             _arr(output, dt), _sizes(batch_sizes), bool(reverse), bool(relu), *works, batch, hidden,
+                             _gemm(dt))
+    _store(out, works)
+
+
 KERNELS: dict[str, Callable[..., Any]] = {}
 if hasattr(_C, "nn_lstm_cell"):  # an extension built before these kernels existed has none of them
     KERNELS.update({"nn_lstm_cell": nn_lstm_cell, "nn_lstm_cell_backward": nn_lstm_cell_backward,
@@ -151,3 +170,5 @@ if hasattr(_C, "nn_lstm_cell"):  # an extension built before these kernels exist
 if hasattr(_C, "nn_lstm_layer"):
     KERNELS.update({"nn_lstm_layer": nn_lstm_layer, "nn_lstm_layer_backward": nn_lstm_layer_backward,
                     "nn_gru_layer": nn_gru_layer, "nn_gru_layer_backward": nn_gru_layer_backward})
+if hasattr(_C, "nn_rnn_layer"):
+    KERNELS.update({"nn_rnn_layer": nn_rnn_layer, "nn_rnn_layer_backward": nn_rnn_layer_backward})
