@@ -266,3 +266,29 @@ def test_rnn_layer_checks_sizes():
         _C.nn_rnn_layer(x, h0, w, [2, 2], False, False, np.empty((2, 3), np.float32), hn, 2, 3)
     with pytest.raises(ValueError, match="bad sizes"):
         _C.nn_rnn_layer(x, h0, w, [2, 2], False, False, out, hn, 2, -3)
+
+
+def test_lstm_layer_large_enough_to_split_across_threads():
+    """(64, 128) @ (128, 512) step products: the packed product's panels and the cells' rows are split
+    across the team (2 threads where the machine has them); the result must not depend on the split."""
+    import flambeau as fb
+
+    before = fb.get_num_threads()
+    fb.set_num_threads(2)
+    try:
+        rng = np.random.default_rng(7)
+        sizes = (64, 64, 50, 3)
+        n, x, h0, c0, w = _data(rng, 64, 128, sizes, 4, np.float32)
+        (out, hn, cn, cells), backward = _lstm_ref(x, h0, c0, w, sizes, True)
+        res = [np.empty(s, np.float32) for s in ((n, 128), (64, 128), (64, 128), (n, 512), (n, 128))]
+        K.nn_lstm_layer(x, h0, c0, w, sizes, True, res)
+        for got, want in zip((res[0], res[1], res[2], res[4]), (out, hn, cn, cells)):
+            np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
+        gout = rng.standard_normal((n, 128)).astype(np.float32)
+        ghn, gcn = rng.standard_normal((2, 64, 128)).astype(np.float32)
+        grads = [np.empty(s, np.float32) for s in ((n, 512), (64, 128), (64, 128), (512, 128))]
+        K.nn_lstm_layer_backward(gout, ghn, gcn, h0, c0, w, res[0], res[3], res[4], sizes, True, grads)
+        for got, want in zip(grads, backward(gout, ghn, gcn)):
+            np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
+    finally:
+        fb.set_num_threads(before)
