@@ -6,7 +6,8 @@ the work done, so the ratio stays readable. Cases as bench_nn_rnn.py's (LSTM/GRU
 sequence 32, batch 32, float32); each figure is the minimum and the median of ``--calls`` calls,
 the libraries alternating call by call. With ``--threads 2`` the figures are wall-clock minima instead
 (CPU time of one thread says nothing then). Usage:
-python benchmarks/bench_nn_rnn_cpu.py [--calls N] [--threads T] (unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE; needs torch).
+python benchmarks/bench_nn_rnn_cpu.py [--calls N] [--threads T]
+(unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE; needs torch).
 """
 from __future__ import annotations
 

@@ -284,7 +284,8 @@ void gru_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h,
 }
 
 void nn_gru_layer(const py::array& xproj, const py::object& h0, const py::object& w_hh, const py::object& b_hh,
-                  const std::vector<index_t>& batch_sizes, bool reverse, const py::object& output, const py::object& h_n,
+                  const std::vector<index_t>& batch_sizes, bool reverse, const py::object& output,
+                  const py::object& h_n,
                   const py::object& workspace, index_t batch, index_t hidden, const py::object& gemm) {
   const char* op = "nn_gru_layer";
   const DType dt = float_dtype(op, xproj);

@@ -1,7 +1,7 @@
 """Fused kernels for flambeau-nn's recurrent cell ops (``nn_lstm_cell``, ``nn_gru_cell`` and their
 backward ops, csrc/nn_rnn.cpp) and whole-layer ops (``nn_lstm_layer``, ``nn_gru_layer``,
-``nn_rnn_layer`` and their backward ops, csrc/nn_rnn_layer.cpp: one call per layer and direction, the steps looped in C++ with
-the GIL released), run by ``flambeau_cpu._C``.
+``nn_rnn_layer`` and their backward ops, csrc/nn_rnn_layer.cpp: one call per layer and direction,
+the steps looped in C++ with the GIL released), run by ``flambeau_cpu._C``.
 
 The backend never imports flambeau-nn: these are registered under the op names and used only when
 that package declares the ops (whose meta functions have checked every shape and dtype). The C++ code
