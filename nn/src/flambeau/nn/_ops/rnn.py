@@ -7,7 +7,10 @@ fused cell op per step on the gate pre-activations (as PyTorch's ``_thnn_fused_l
   in the order ``i, f, g, o``; the workspace holds the activated gates for the backward pass;
 - ``nn_gru_cell(igates, hgates, hx) -> (hy, workspace)``, the input and hidden projections apart
   since ``r`` multiplies the hidden one's ``n`` part (bias included);
-- ``nn_lstm_cell_backward`` and ``nn_gru_cell_backward``: the fused backward passes.
+- ``nn_lstm_cell_backward`` and ``nn_gru_cell_backward``: the fused backward passes;
+- ``nn_lstm_layer``, ``nn_gru_layer``, ``nn_rnn_layer`` (tanh or relu) and their backward ops: a
+  whole layer in one direction over packed rows, one op (and one autograd node) per layer, whose
+  kernels loop over the steps.
 
 Each has a composite (``_rnn_math``), so every backend runs them.
 """
