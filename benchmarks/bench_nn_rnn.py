@@ -5,6 +5,7 @@ Cases (bar for lstm_fwd_bwd: flambeau's time at most 1.0x PyTorch's, default thr
   lstm_fwd_bwd   the same with grad: forward, ``output.sum() + h_n.sum()``, ``backward``
   gru_fwd        ``nn.GRU(64, 128)``, as lstm_fwd
   gru_fwd_bwd    ``nn.GRU(64, 128)``, as lstm_fwd_bwd
+  rnn_fwd_bwd    ``nn.RNN(64, 128)`` (tanh), as lstm_fwd_bwd
 
 Both libraries start from the same weights and data (float32). Usage:
 python benchmarks/bench_nn_rnn.py [--rounds N] [--block S] [--threads T] [--only NAME]
@@ -46,7 +47,7 @@ def _case(mod, nn, kind: str, backward: bool):
 
 
 CASES = {"lstm_fwd": ("LSTM", False), "lstm_fwd_bwd": ("LSTM", True), "gru_fwd": ("GRU", False),
-         "gru_fwd_bwd": ("GRU", True)}
+         "gru_fwd_bwd": ("GRU", True), "rnn_fwd_bwd": ("RNN", True)}
 
 
 def main() -> None:

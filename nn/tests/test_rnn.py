@@ -304,6 +304,63 @@ def test_gru_layer_gradcheck(sizes, reverse):
     assert gradgradcheck(lambda x, a, ww, bb: _gru_layer_op(x, a, ww, bb, sizes, reverse)[:2], (xproj, h0, w, b))
 
 
+_rnn_layer_op = fb.ops.function("nn_rnn_layer")
+_rnn_layer_bwd = fb.ops.function("nn_rnn_layer_backward")
+
+
+@pytest.mark.parametrize("batch,sizes", LAYER_SIZES)
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("relu", [False, True])
+def test_rnn_layer_op_matches_steps(batch, sizes, reverse, relu):
+    hidden, n = 3, sum(sizes)
+    xproj = RNG.standard_normal((n, hidden))
+    h0 = RNG.standard_normal((batch, hidden))
+    w = RNG.standard_normal((hidden, hidden)) * 0.5
+    h = h0.copy()
+    offsets = np.cumsum((0,) + sizes)[:-1]
+    out = np.zeros((n, hidden))
+    for step in (range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))):
+        bs, off = sizes[step], offsets[step]
+        pre = xproj[off:off + bs] + h[:bs] @ w.T
+        out[off:off + bs] = h[:bs] = np.maximum(pre, 0) if relu else np.tanh(pre)
+    args = (t(xproj), t(h0), t(w), sizes, reverse, relu)
+    for fn in (_rnn_layer_op, M.rnn_layer):
+        got = fn(*args)
+        np.testing.assert_allclose(npy(got[0]), out, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(npy(got[1]), h, rtol=1e-12, atol=1e-12)
+    out_t = _rnn_layer_op(*args)[0]
+    g_out, g_h = t(RNG.standard_normal((n, hidden))), t(RNG.standard_normal((batch, hidden)))
+    for go, gh in ((g_out, g_h), (None, g_h), (g_out, None)):
+        bargs = (go, gh, t(h0), t(w), out_t, sizes, reverse, relu)
+        for a, c in zip(_rnn_layer_bwd(*bargs), M.rnn_layer_backward(*bargs)):
+            np.testing.assert_allclose(npy(a), npy(c), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sizes,reverse,relu", [((2, 2, 1), False, False), ((2, 1, 1), True, True)])
+def test_rnn_layer_gradcheck(sizes, reverse, relu):
+    hidden, batch, n = 2, 2, sum(sizes)
+    xproj = t(RNG.standard_normal((n, hidden)), requires_grad=True)
+    w = t(RNG.standard_normal((hidden, hidden)), requires_grad=True)
+    h0 = t(RNG.standard_normal((batch, hidden)), requires_grad=True)
+    assert gradcheck(lambda x, a, ww: _rnn_layer_op(x, a, ww, sizes, reverse, relu), (xproj, h0, w))
+    assert gradgradcheck(lambda x, a, ww: _rnn_layer_op(x, a, ww, sizes, reverse, relu), (xproj, h0, w))
+
+
+@pytest.mark.parametrize("nonlinearity", ["tanh", "relu"])
+def test_rnn_module_records_one_node_per_layer(nonlinearity):
+    m = make(nn.RNN, 2, 3, nonlinearity=nonlinearity, num_layers=2)
+    out, h = m(t(RNG.standard_normal((6, 2, 2))))
+    seen, stack = set(), [out.grad_fn]
+    while stack:  # the graph's nodes; a per-step loop would record a few per step
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        stack.extend(f for f, _ in node.next_functions)
+    names = [type(n).__name__ for n in seen]
+    assert len(seen) < 20, names
+
+
 def test_lstm_layer_op_errors():
     x, h, w = fb.zeros(5, 8), fb.zeros(2, 2), fb.zeros(8, 2)
     with pytest.raises(RuntimeError, match="nn_lstm_layer: batch_sizes sum to 4, but the input has 5 rows"):

@@ -260,6 +260,67 @@ def _gru_layer_backward_samples(dtype):
     return out
 
 
+# -- a whole RNN (tanh/relu) layer, forward and backward ---------------------------------------------------
+
+def _rnn_layer_ref(xproj, h0, w_hh, batch_sizes, reverse=False, relu=False):
+    offsets = np.cumsum((0,) + tuple(batch_sizes))[:-1]
+    h = h0.copy()
+    out = np.zeros((xproj.shape[0], h0.shape[1]))
+    for t in (range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))):
+        bs, off = batch_sizes[t], offsets[t]
+        pre = xproj[off:off + bs] + h[:bs] @ w_hh.T
+        out[off:off + bs] = h[:bs] = np.maximum(pre, 0) if relu else np.tanh(pre)
+    return out, h
+
+
+def _rnn_layer_samples(dtype):
+    w = Arg((3, 3), dtype, low=-1, high=1)
+    return [
+        Sample((Arg((6, 3), dtype), Arg((2, 3), dtype), w, (2, 2, 2), False, False), note="tanh"),
+        Sample((Arg((5, 3), dtype), Arg((3, 3), dtype), Arg((3, 3), dtype, "transposed", low=-1, high=1), (3, 1, 1),
+                True, True), note="relu, packed, reverse"),
+    ]
+
+
+def _rnn_layer_errors():
+    x, h, w = Arg((5, 2), "float32"), Arg((2, 2), "float32"), Arg((2, 2), "float32")
+    yield ErrorCase((x, h, w, (2, 2), False, False), RuntimeError, "batch_sizes sum to 4, but the input has 5 rows")
+    yield ErrorCase((Arg((4, 3), "float32"), h, w, (2, 2), False, False), RuntimeError, "expected xproj of size")
+
+
+def _rnn_layer_backward_ref(grad_output, grad_hn, h0, w_hh, output, batch_sizes, reverse=False, relu=False):
+    dh = np.zeros_like(h0) if grad_hn is None else grad_hn.copy()
+    gx, gw = np.zeros(output.shape), np.zeros(w_hh.shape)
+    for off, bs, h_prev, _ in reversed(_replay(h0, None, output, None, batch_sizes, reverse)):
+        rows = slice(off, off + bs)
+        y = output[rows]
+        d_h = dh[:bs] + (0 if grad_output is None else grad_output[rows])
+        d_pre = d_h * (y > 0) if relu else d_h * (1 - y * y)
+        gx[rows] = d_pre
+        gw += d_pre.T @ h_prev
+        dh[:bs] = d_pre @ w_hh
+    return gx, dh, gw
+
+
+def _rnn_layer_backward_samples(dtype):
+    rng = np.random.default_rng(13)
+    out = []
+    for (b, h, sizes, reverse, relu), which in (((2, 2, (2, 2, 2), False, False), "all"),
+                                                ((3, 3, (3, 1, 1), True, True), "hn"),
+                                                ((3, 2, (3, 2), False, True), "output")):
+        n = sum(sizes)
+        xproj, h0, w = rng.uniform(-2, 2, (n, h)), rng.uniform(-1, 1, (b, h)), rng.uniform(-1, 1, (h, h))
+        output, _ = _rnn_layer_ref(xproj, h0, w, sizes, reverse, relu)
+
+        def arg(a):
+            return Arg(a.shape, dtype, values=a)
+        go = arg(rng.uniform(-1, 1, (n, h))) if which in ("all", "output") else None
+        ghn = arg(rng.uniform(-1, 1, (b, h))) if which in ("all", "hn") else None
+        out.append(Sample((go, ghn, arg(h0), arg(w), arg(output), sizes, reverse, relu),
+                          note=f"{which}, {'relu' if relu else 'tanh'}{', packed, reverse' if reverse else ''}"))
+    return out
+
+
 def cases() -> list[OpCase]:
     def same(count):
         return lambda s: (next(a for a in s.args if a is not None).dtype,) * count
@@ -276,4 +337,8 @@ def cases() -> list[OpCase]:
                _lstm_layer_backward_ref, same(4), tolerances=_LOOSE),
         OpCase("nn_gru_layer_backward", ("float32", "float64"), _gru_layer_backward_samples,
                _gru_layer_backward_ref, same(4), tolerances=_LOOSE),
+        OpCase("nn_rnn_layer", ("float32", "float64"), _rnn_layer_samples, _rnn_layer_ref, same(2),
+               errors=_rnn_layer_errors, tolerances=_LOOSE),
+        OpCase("nn_rnn_layer_backward", ("float32", "float64"), _rnn_layer_backward_samples,
+               _rnn_layer_backward_ref, same(3), tolerances=_LOOSE),
     ]

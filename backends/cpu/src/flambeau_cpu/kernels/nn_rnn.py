@@ -1,5 +1,7 @@
 """Fused kernels for flambeau-nn's recurrent cell ops (``nn_lstm_cell``, ``nn_gru_cell`` and their
-backward ops), run by ``flambeau_cpu._C`` (csrc/nn_rnn.cpp).
+backward ops, csrc/nn_rnn.cpp) and whole-layer ops (``nn_lstm_layer``, ``nn_gru_layer``,
+``nn_rnn_layer`` and their backward ops, csrc/nn_rnn_layer.cpp: one call per layer and direction,
+the steps looped in C++ with the GIL released), run by ``flambeau_cpu._C``.
 
 The backend never imports flambeau-nn: these are registered under the op names and used only when
 that package declares the ops (whose meta functions have checked every shape and dtype). The C++ code
@@ -13,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import _C
+from .. import _C, _threads
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -76,158 +78,97 @@ def nn_gru_cell_backward(grad_hy, hx, workspace, out):
     _store(out, works)
 
 
-# -- a whole LSTM layer: the steps looped here, each a BLAS product and one C++ cell ---------------------
+# -- whole layers: the step loop in C++ (csrc/nn_rnn_layer.cpp), each step's product on scipy's BLAS --
 
-def _offsets(batch_sizes) -> list[int]:
-    out, total = [], 0
-    for bs in batch_sizes:
-        out.append(total)
-        total += bs
-    return out
+_GEMM_CAPSULES: dict[np.dtype, Any] = {}
 
 
-def _steps(batch_sizes, reverse: bool) -> range:
-    n = len(batch_sizes)
-    return range(n - 1, -1, -1) if reverse else range(n)
+def _gemm(dt: np.dtype) -> Any:
+    """scipy's Fortran ``sgemm``/``dgemm`` for ``dt`` as a capsule the C++ loop calls. Imported at the first
+    layer, not at ``import flambeau``; that import loads scipy's OpenBLAS, which then joins the kernels'
+    OpenMP team (``_threads``) like every other BLAS in the process."""
+    if not _GEMM_CAPSULES:
+        from scipy.linalg import cython_blas
+
+        capi = cython_blas.__pyx_capi__
+        _GEMM_CAPSULES.update({_F32: capi["sgemm"], _F64: capi["dgemm"]})
+        _threads.share_new_pools()
+    return _GEMM_CAPSULES[dt]
+
+
+def _sizes(batch_sizes) -> list[int]:
+    return [int(b) for b in batch_sizes]
+
+
+def _optional(a: np.ndarray | None, dt: np.dtype) -> np.ndarray | None:
+    return None if a is None else _arr(a, dt)
 
 
 def nn_lstm_layer(xproj, h0, c0, w_hh, batch_sizes, reverse, out):
     dt = _work_dtype(xproj)
-    x = _arr(xproj, dt)
-    w = _arr(w_hh, dt)
-    w_t = np.ascontiguousarray(w.T)  # once per layer: numpy's small products run ~2x faster on it
-    output, h_n, c_n, work, cells = (_target(o, dt) for o in out)
-    h = np.array(h0, dtype=dt)  # the running states, updated row block by row block
-    c = np.array(c0, dtype=dt)
-    hidden = h.shape[1]
-    offsets = _offsets(batch_sizes)
-    gates = np.empty((h.shape[0], 4 * hidden), dtype=dt)
-    for t in _steps(batch_sizes, reverse):
-        bs, off = batch_sizes[t], offsets[t]
-        if bs == 0:
-            continue
-        g = gates[:bs]
-        np.matmul(h[:bs], w_t, out=g)
-        g += x[off:off + bs]
-        hy, cy = output[off:off + bs], cells[off:off + bs]
-        _C.nn_lstm_cell(g, c[:bs], hy, cy, work[off:off + bs], bs, hidden)
-        h[:bs] = hy
-        c[:bs] = cy
-    np.copyto(h_n, h, casting="unsafe")
-    np.copyto(c_n, c, casting="unsafe")
-    _store(out, (output, h_n, c_n, work, cells))
+    batch, hidden = c0.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_lstm_layer(_arr(xproj, dt), _arr(h0, dt), _arr(c0, dt), _arr(w_hh, dt), _sizes(batch_sizes),
+                     bool(reverse), *works, batch, hidden, _gemm(dt))
+    _store(out, works)
 
 
 def nn_lstm_layer_backward(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, workspace, cell_states, batch_sizes,
                            reverse, out):
     dt = _work_dtype(h0)
-    w = _arr(w_hh, dt)
-    hs, cs, work = _arr(output, dt), _arr(cell_states, dt), _arr(workspace, dt)
-    h_init, c_init = _arr(h0, dt), _arr(c0, dt)
-    gout = _arr(grad_output, dt)
-    gx, gh0, gc0, gw = (_target(o, dt) for o in out)
-    batch, hidden = h_init.shape
-    dh = np.array(grad_hn, dtype=dt) if grad_hn is not None else np.zeros((batch, hidden), dt)
-    dc = np.array(grad_cn, dtype=dt) if grad_cn is not None else np.zeros((batch, hidden), dt)
-    offsets = _offsets(batch_sizes)
-    h_before = np.empty((hs.shape[0], hidden), dtype=dt)  # each step's previous states, for one product at the end
-    steps = len(batch_sizes)
-    dcp = np.empty((batch, hidden), dtype=dt)
-    for t in reversed(_steps(batch_sizes, reverse)):
-        bs, off = batch_sizes[t], offsets[t]
-        if bs == 0:
-            continue
-        dht = dh[:bs]
-        if gout is not None:
-            dht += gout[off:off + bs]
-        prev = t + 1 if reverse else t - 1
-        if 0 <= prev < steps:  # the states before step t: the previous step's rows, the initial ones beyond
-            pbs = min(batch_sizes[prev], bs)
-            h_prev = np.concatenate([hs[offsets[prev]:offsets[prev] + pbs], h_init[pbs:bs]])
-            c_prev = np.concatenate([cs[offsets[prev]:offsets[prev] + pbs], c_init[pbs:bs]])
-        else:
-            h_prev, c_prev = h_init[:bs], c_init[:bs]
-        h_before[off:off + bs] = h_prev
-        c_prev = np.ascontiguousarray(c_prev)
-        dg = gx[off:off + bs]
-        _C.nn_lstm_cell_backward(np.ascontiguousarray(dht), np.ascontiguousarray(dc[:bs]), c_prev, cs[off:off + bs],
-                                 work[off:off + bs], dg, dcp[:bs], bs, hidden)
-        np.matmul(dg, w, out=dh[:bs])
-        dc[:bs] = dcp[:bs]
-    np.matmul(gx.T, h_before, out=gw)  # sum over steps of grad_gates^T @ h_prev, as one product
-    np.copyto(gh0, dh, casting="unsafe")
-    np.copyto(gc0, dc, casting="unsafe")
-    _store(out, (gx, gh0, gc0, gw))
+    batch, hidden = h0.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_lstm_layer_backward(_optional(grad_output, dt), _optional(grad_hn, dt), _optional(grad_cn, dt),
+                              _arr(h0, dt), _arr(c0, dt), _arr(w_hh, dt), _arr(output, dt), _arr(workspace, dt),
+                              _arr(cell_states, dt), _sizes(batch_sizes), bool(reverse), *works, batch, hidden,
+                              _gemm(dt))
+    _store(out, works)
 
 
 def nn_gru_layer(xproj, h0, w_hh, b_hh, batch_sizes, reverse, out):
     dt = _work_dtype(xproj)
-    x = _arr(xproj, dt)
-    w_t = np.ascontiguousarray(_arr(w_hh, dt).T)
-    bias = _arr(b_hh, dt)
-    output, h_n, work = (_target(o, dt) for o in out)
-    h = np.array(h0, dtype=dt)
-    hidden = h.shape[1]
-    offsets = _offsets(batch_sizes)
-    hgates = np.empty((h.shape[0], 3 * hidden), dtype=dt)
-    for t in _steps(batch_sizes, reverse):
-        bs, off = batch_sizes[t], offsets[t]
-        if bs == 0:
-            continue
-        hg = hgates[:bs]
-        np.matmul(h[:bs], w_t, out=hg)
-        if bias is not None:
-            hg += bias
-        hy = output[off:off + bs]
-        _C.nn_gru_cell(x[off:off + bs], hg, np.ascontiguousarray(h[:bs]), hy, work[off:off + bs], bs, hidden)
-        h[:bs] = hy
-    np.copyto(h_n, h, casting="unsafe")
-    _store(out, (output, h_n, work))
+    batch, hidden = h0.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_gru_layer(_arr(xproj, dt), _arr(h0, dt), _arr(w_hh, dt), _optional(b_hh, dt), _sizes(batch_sizes),
+                    bool(reverse), *works, batch, hidden, _gemm(dt))
+    _store(out, works)
 
 
 def nn_gru_layer_backward(grad_output, grad_hn, h0, w_hh, output, workspace, batch_sizes, reverse, out):
     dt = _work_dtype(h0)
-    w = _arr(w_hh, dt)
-    hs, work, h_init = _arr(output, dt), _arr(workspace, dt), _arr(h0, dt)
-    gout = _arr(grad_output, dt)
-    gx, gh0, gw, gb = (_target(o, dt) for o in out)
-    batch, hidden = h_init.shape
-    dh = np.array(grad_hn, dtype=dt) if grad_hn is not None else np.zeros((batch, hidden), dt)
-    offsets = _offsets(batch_sizes)
-    steps = len(batch_sizes)
-    n = hs.shape[0]
-    h_before = np.empty((n, hidden), dtype=dt)
-    dhg_all = np.empty((n, 3 * hidden), dtype=dt)
-    dhx = np.empty((batch, hidden), dtype=dt)
-    for t in reversed(_steps(batch_sizes, reverse)):
-        bs, off = batch_sizes[t], offsets[t]
-        if bs == 0:
-            continue
-        dht = dh[:bs]
-        if gout is not None:
-            dht += gout[off:off + bs]
-        prev = t + 1 if reverse else t - 1
-        if 0 <= prev < steps:
-            pbs = min(batch_sizes[prev], bs)
-            h_before[off:off + pbs] = hs[offsets[prev]:offsets[prev] + pbs]
-            h_before[off + pbs:off + bs] = h_init[pbs:bs]
-        else:
-            h_before[off:off + bs] = h_init[:bs]
-        dhg = dhg_all[off:off + bs]
-        _C.nn_gru_cell_backward(np.ascontiguousarray(dht), h_before[off:off + bs], work[off:off + bs],
-                                gx[off:off + bs], dhg, dhx[:bs], bs, hidden)
-        np.matmul(dhg, w, out=dh[:bs])
-        dh[:bs] += dhx[:bs]
-    np.matmul(dhg_all.T, h_before, out=gw)
-    np.sum(dhg_all, axis=0, out=gb)
-    np.copyto(gh0, dh, casting="unsafe")
-    _store(out, (gx, gh0, gw, gb))
+    batch, hidden = h0.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_gru_layer_backward(_optional(grad_output, dt), _optional(grad_hn, dt), _arr(h0, dt), _arr(w_hh, dt),
+                             _arr(output, dt), _arr(workspace, dt), _sizes(batch_sizes), bool(reverse), *works, batch,
+                             hidden, _gemm(dt))
+    _store(out, works)
 
 
-KERNELS: dict[str, Callable[..., Any]] = (
-    {"nn_lstm_cell": nn_lstm_cell, "nn_lstm_cell_backward": nn_lstm_cell_backward,
-     "nn_gru_cell": nn_gru_cell, "nn_gru_cell_backward": nn_gru_cell_backward,
-     "nn_lstm_layer": nn_lstm_layer, "nn_lstm_layer_backward": nn_lstm_layer_backward,
-     "nn_gru_layer": nn_gru_layer, "nn_gru_layer_backward": nn_gru_layer_backward}
-    if hasattr(_C, "nn_lstm_cell") else {}  # an extension built before these kernels existed
-)
+def nn_rnn_layer(xproj, h0, w_hh, batch_sizes, reverse, relu, out):
+    dt = _work_dtype(xproj)
+    batch, hidden = h0.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_rnn_layer(_arr(xproj, dt), _arr(h0, dt), _arr(w_hh, dt), _sizes(batch_sizes), bool(reverse), bool(relu),
+                    *works, batch, hidden)
+    _store(out, works)
+
+
+def nn_rnn_layer_backward(grad_output, grad_hn, h0, w_hh, output, batch_sizes, reverse, relu, out):
+    dt = _work_dtype(h0)
+    batch, hidden = h0.shape
+    works = [_target(o, dt) for o in out]
+    _C.nn_rnn_layer_backward(_optional(grad_output, dt), _optional(grad_hn, dt), _arr(h0, dt), _arr(w_hh, dt),
+                             _arr(output, dt), _sizes(batch_sizes), bool(reverse), bool(relu), *works, batch, hidden,
+                             _gemm(dt))
+    _store(out, works)
+
+
+KERNELS: dict[str, Callable[..., Any]] = {}
+if hasattr(_C, "nn_lstm_cell"):  # an extension built before these kernels existed has none of them
+    KERNELS.update({"nn_lstm_cell": nn_lstm_cell, "nn_lstm_cell_backward": nn_lstm_cell_backward,
+                    "nn_gru_cell": nn_gru_cell, "nn_gru_cell_backward": nn_gru_cell_backward})
+if hasattr(_C, "nn_lstm_layer"):
+    KERNELS.update({"nn_lstm_layer": nn_lstm_layer, "nn_lstm_layer_backward": nn_lstm_layer_backward,
+                    "nn_gru_layer": nn_gru_layer, "nn_gru_layer_backward": nn_gru_layer_backward})
+if hasattr(_C, "nn_rnn_layer"):
+    KERNELS.update({"nn_rnn_layer": nn_rnn_layer, "nn_rnn_layer_backward": nn_rnn_layer_backward})

@@ -1,4 +1,5 @@
-"""Backward formulas of flambeau-nn's recurrent cell ops (``nn_lstm_cell``, ``nn_gru_cell``).
+"""Backward formulas of flambeau-nn's recurrent cell and layer ops (``nn_lstm_cell``, ``nn_gru_cell``,
+``nn_lstm_layer``, ``nn_gru_layer``, ``nn_rnn_layer``).
 
 Without a graph of the gradient wanted, they call the fused backward op (a kernel where the backend
 has one) on the workspace the forward pass returned. With ``create_graph=True`` they recompute the
@@ -102,6 +103,29 @@ def _gru_layer(ctx: Any, grads: list) -> tuple:
             gb if ctx.needs(3) else None, None, None)
 
 
+def _rnn_layer(ctx: Any, grads: list) -> tuple:
+    xproj, h0, w_hh, batch_sizes, reverse, relu = ctx.args
+    g_out, g_h = grads[0], grads[1]
+    if g_out is None and g_h is None:
+        return (None,) * 6
+    if fb.is_grad_enabled():  # create_graph: as _lstm_layer
+        with fb.enable_grad():
+            outs = M.rnn_layer(xproj, h0, w_hh, batch_sizes, reverse, relu)
+            pairs = [(o, g) for o, g in zip(outs, (g_out, g_h)) if g is not None]
+            inputs = [xproj, h0, w_hh]
+            wanted = [i for i in range(3) if ctx.needs(i)]
+            got = fb.autograd.grad([o for o, _ in pairs], [inputs[i] for i in wanted], [g for _, g in pairs],
+                                   create_graph=True, allow_unused=True)
+        result: list = [None] * 6
+        for i, g in zip(wanted, got):
+            result[i] = g
+        return tuple(result)
+    output = ctx.result[0]
+    gx, gh, gw = _op("nn_rnn_layer_backward")(g_out, g_h, h0, w_hh, output, batch_sizes, reverse, relu)
+    return (gx if ctx.needs(0) else None, gh if ctx.needs(1) else None, gw if ctx.needs(2) else None, None, None,
+            None)
+
+
 def formulas() -> dict[str, Any]:
     return {
         "nn_lstm_cell": Formula(_lstm_cell, save=("gates", "cx"), result=True, nondiff_outputs=(2,)),
@@ -109,4 +133,5 @@ def formulas() -> dict[str, Any]:
         "nn_lstm_layer": Formula(_lstm_layer, save=("xproj", "h0", "c0", "w_hh"), result=True,
                                  nondiff_outputs=(3, 4)),
         "nn_gru_layer": Formula(_gru_layer, save=("xproj", "h0", "w_hh", "b_hh"), result=True, nondiff_outputs=(2,)),
+        "nn_rnn_layer": Formula(_rnn_layer, save=("xproj", "h0", "w_hh"), result=True),
     }

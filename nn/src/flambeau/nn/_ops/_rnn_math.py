@@ -189,3 +189,49 @@ def gru_layer_backward(grad_output, grad_hn, h0, w_hh, output, workspace, batch_
         return workspace.new_zeros((0, 3 * h0.shape[1])), dh, fb.zeros_like(w_hh), w_hh.new_zeros((w_hh.shape[0],))
     hg = fb.cat(gh, 0)
     return fb.cat(gx, 0), dh, hg.t().matmul(fb.cat(prevs, 0)), hg.sum(0)
+
+
+# -- a whole Elman RNN layer (tanh or relu) in one direction ----------------------------------------------
+
+def rnn_layer(xproj: Tensor, h0: Tensor, w_hh: Tensor, batch_sizes, reverse: bool = False, relu: bool = False):
+    """``(output, h_n)`` of one ``RNN`` layer over packed rows: ``h_t = act(xproj_t + h_{t-1} W_hh^T)``,
+    ``act`` tanh (or relu), ``xproj`` ``(N, H)`` the input's projection with both biases."""
+    offsets = _offsets(batch_sizes)
+    batch = h0.shape[0]
+    w_t = w_hh.t()
+    h = h0
+    outs: list = [None] * len(batch_sizes)
+    for t in _order(batch_sizes, reverse):
+        bs = batch_sizes[t]
+        hs = h if bs == batch else h[:bs]
+        pre = fb.addmm(xproj.narrow(0, offsets[t], bs), hs, w_t)
+        hy = pre.relu() if relu else pre.tanh()
+        outs[t] = hy
+        h = hy if bs == batch else fb.cat([hy, h[bs:]], 0)
+    if not outs:
+        return xproj.new_zeros((0, h0.shape[1])), h
+    return fb.cat(outs, 0), h
+
+
+def rnn_layer_backward(grad_output, grad_hn, h0, w_hh, output, batch_sizes, reverse: bool = False,
+                       relu: bool = False):
+    """``(grad_xproj, grad_h0, grad_w_hh)`` of :func:`rnn_layer`; the activation's derivative is read from
+    the output (``1 - y^2`` for tanh, ``y > 0`` for relu)."""
+    offsets = _offsets(batch_sizes)
+    dh = grad_hn if grad_hn is not None else fb.zeros_like(h0)
+    gx: list = [None] * len(batch_sizes)
+    prevs: list = [None] * len(batch_sizes)
+    for t in reversed(list(_order(batch_sizes, reverse))):
+        bs, off = batch_sizes[t], offsets[t]
+        dht = dh[:bs]
+        if grad_output is not None:
+            dht = dht + grad_output.narrow(0, off, bs)
+        y = output.narrow(0, off, bs)
+        dpre = dht * (y > 0).to(y.dtype) if relu else dht * (1 - y * y)
+        gx[t], prevs[t] = dpre, _previous(t, bs, batch_sizes, offsets, output, h0, reverse)
+        dhp = dpre.matmul(w_hh)
+        dh = dhp if bs == h0.shape[0] else fb.cat([dhp, dh[bs:]], 0)
+    if not gx:
+        return output.new_zeros((0, h0.shape[1])), dh, fb.zeros_like(w_hh)
+    g = fb.cat(gx, 0)
+    return g, dh, g.t().matmul(fb.cat(prevs, 0))

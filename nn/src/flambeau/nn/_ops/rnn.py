@@ -7,7 +7,10 @@ fused cell op per step on the gate pre-activations (as PyTorch's ``_thnn_fused_l
   in the order ``i, f, g, o``; the workspace holds the activated gates for the backward pass;
 - ``nn_gru_cell(igates, hgates, hx) -> (hy, workspace)``, the input and hidden projections apart
   since ``r`` multiplies the hidden one's ``n`` part (bias included);
-- ``nn_lstm_cell_backward`` and ``nn_gru_cell_backward``: the fused backward passes.
+- ``nn_lstm_cell_backward`` and ``nn_gru_cell_backward``: the fused backward passes;
+- ``nn_lstm_layer``, ``nn_gru_layer``, ``nn_rnn_layer`` (tanh or relu) and their backward ops: a
+  whole layer in one direction over packed rows, one op (and one autograd node) per layer, whose
+  kernels loop over the steps.
 
 Each has a composite (``_rnn_math``), so every backend runs them.
 """
@@ -160,6 +163,36 @@ def _gru_layer_backward_meta(grad_output, grad_hn, h0, w_hh, output, workspace, 
     return [((n, 3 * h), dt), ((b, h), dt), ((3 * h, h), dt), ((3 * h,), dt)]
 
 
+def _rnn_layer_meta(xproj, h0, w_hh, batch_sizes, reverse=False, relu=False):
+    op = "nn_rnn_layer"
+    _check_float(op, xproj, h0, w_hh)
+    if h0.dim() != 2 or xproj.dim() != 2:
+        raise RuntimeError(f"{op}: expected 2-D xproj and h0, but got sizes {fmt_shape(xproj.shape)} and "
+                           f"{fmt_shape(h0.shape)}")
+    b, h = h0.shape
+    _check_shape(op, "w_hh", w_hh, (h, h))
+    if xproj.shape[1] != h:
+        raise RuntimeError(f"{op}: expected xproj of size [*, {h}], but got {fmt_shape(xproj.shape)}")
+    n = xproj.shape[0]
+    _check_batch_sizes(op, batch_sizes, n, b)
+    return [((n, h), xproj.dtype), ((b, h), xproj.dtype)]
+
+
+def _rnn_layer_backward_meta(grad_output, grad_hn, h0, w_hh, output, batch_sizes, reverse=False, relu=False):
+    op = "nn_rnn_layer_backward"
+    _check_float(op, h0, grad_output, grad_hn, w_hh, output)
+    if h0.dim() != 2 or output.dim() != 2:
+        raise RuntimeError(f"{op}: expected 2-D states")
+    b, h = h0.shape
+    n = output.shape[0]
+    for name, t, shape in (("grad_output", grad_output, (n, h)), ("grad_hn", grad_hn, (b, h)),
+                           ("w_hh", w_hh, (h, h)), ("output", output, (n, h))):
+        _check_shape(op, name, t, shape)
+    _check_batch_sizes(op, batch_sizes, n, b)
+    dt = h0.dtype
+    return [((n, h), dt), ((b, h), dt), ((h, h), dt)]
+
+
 def declarations() -> list[OpDecl]:
     common = dict(method=False, export=False)
     return [
@@ -202,4 +235,14 @@ def declarations() -> list[OpDecl]:
                composite=M.gru_layer_backward, output_names=("grad_xproj", "grad_h0", "grad_w_hh", "grad_b_hh"),
                differentiable=False,
                doc="The gradients of ``nn_gru_layer``'s projection, initial state, hidden weight and bias.", **common),
+        OpDecl("nn_rnn_layer", "(xproj: Tensor, h0: Tensor, w_hh: Tensor, batch_sizes, reverse=False, relu=False)",
+               _rnn_layer_meta, composite=M.rnn_layer, output_names=("output", "h_n"),
+               doc="One ``RNN`` layer (tanh, or relu) in one direction over packed rows: ``xproj`` ``(N, H)`` the "
+                   "input's projection with both biases. Returns the output ``(N, H)`` and the final state.",
+               **common),
+        OpDecl("nn_rnn_layer_backward", "(grad_output: Tensor?, grad_hn: Tensor?, h0: Tensor, w_hh: Tensor, "
+               "output: Tensor, batch_sizes, reverse=False, relu=False)", _rnn_layer_backward_meta,
+               composite=M.rnn_layer_backward, output_names=("grad_xproj", "grad_h0", "grad_w_hh"),
+               differentiable=False,
+               doc="The gradients of ``nn_rnn_layer``'s projection, initial state and hidden weight.", **common),
     ]

@@ -5,10 +5,10 @@ empty); the modules call :func:`run_layers` and the ``*_cell`` functions here.
 
 Every layer works on packed rows: a padded batch ``(T, B, *)`` is the packed batch whose
 ``batch_sizes`` are all ``B``. For each layer and direction the input's projection for every time
-step is one matrix product; then each step adds the hidden state's projection (``addmm``) and runs
-one fused cell op (``nn_lstm_cell``) or the RNN's nonlinearity; a GRU layer and an LSTM layer without
-projection are one op each (``nn_gru_layer``, ``nn_lstm_layer``), whose kernels loop over the steps
-without recording any. At step ``t`` only
+step is one matrix product. A GRU layer, an RNN layer (tanh or relu) and an LSTM layer without
+projection are then one op each (``nn_gru_layer``, ``nn_rnn_layer``, ``nn_lstm_layer``), whose kernels
+loop over the steps without recording any; an LSTM with ``proj_size`` adds the hidden state's
+projection (``addmm``) and runs one fused cell op (``nn_lstm_cell``) per step. At step ``t`` only
 the first ``batch_sizes[t]`` sequences advance; the others keep their state, which is how a packed
 batch's sequences each end with their own final state. The reverse direction walks the steps from
 the last, each sequence starting from the initial state at its own last step.
@@ -29,6 +29,7 @@ _lstm_cell = LazyOp("nn_lstm_cell")
 _gru_cell = LazyOp("nn_gru_cell")
 _lstm_layer = LazyOp("nn_lstm_layer")
 _gru_layer = LazyOp("nn_gru_layer")
+_rnn_layer = LazyOp("nn_rnn_layer")
 
 
 def _affine(x: Tensor, weight_t: Tensor, bias: Tensor | None) -> Tensor:
@@ -52,8 +53,11 @@ def _direction(mode: str, x: Tensor, sizes: Sequence[int], h0: Tensor, c0: Tenso
         # the whole layer is one op: one autograd node, its steps looped inside the kernel
         out, h, c, _, _ = _lstm_layer(xproj, h0, c0, w_hh, tuple(sizes), reverse)
         return out, h, c
-    w_hh_t = w_hh.t()
-    w_hr_t = w_hr.t() if w_hr is not None else None
+    if mode != "LSTM":  # RNN_TANH, RNN_RELU: one op as well
+        out, h = _rnn_layer(xproj, h0, w_hh, tuple(sizes), reverse, mode == "RNN_RELU")
+        return out, h, None
+    # an LSTM with a projection: its hidden state is the projected output, one cell op per step
+    w_hh_t, w_hr_t = w_hh.t(), w_hr.t()
     steps = xproj.split(list(sizes), 0)
     batch = h0.shape[0]
     h, c = h0, c0
@@ -61,16 +65,10 @@ def _direction(mode: str, x: Tensor, sizes: Sequence[int], h0: Tensor, c0: Tenso
     order = range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))
     for t in order:
         bs = sizes[t]
-        hs = h if bs == batch else h[:bs]
-        if mode == "LSTM":
-            cs = c if bs == batch else c[:bs]
-            hy, cy, _ = _lstm_cell(fb.addmm(steps[t], hs, w_hh_t), cs)
-            if w_hr_t is not None:
-                hy = hy.matmul(w_hr_t)
-            c = cy if bs == batch else fb.cat([cy, c[bs:]], 0)
-        else:
-            pre = fb.addmm(steps[t], hs, w_hh_t)
-            hy = pre.tanh() if mode == "RNN_TANH" else pre.relu()
+        hs, cs = (h, c) if bs == batch else (h[:bs], c[:bs])
+        hy, cy, _ = _lstm_cell(fb.addmm(steps[t], hs, w_hh_t), cs)
+        hy = hy.matmul(w_hr_t)
+        c = cy if bs == batch else fb.cat([cy, c[bs:]], 0)
         outputs[t] = hy
         h = hy if bs == batch else fb.cat([hy, h[bs:]], 0)
     return fb.cat(outputs, 0), h, c

@@ -1,0 +1,488 @@
+// Whole recurrent layers, forward and backward, for the ops flambeau-nn declares (nn_lstm_layer,
+// nn_gru_layer, nn_rnn_layer and their backward ops): one call per layer and direction.
+//
+// Each time step is one product with the hidden weight, packed once per call (packed_gemm.h), and one
+// fused cell (nn_rnn_cells.h), looped here with the GIL released; the input's projection for every
+// step was one product before the call. The hidden weight's gradient is one BLAS product at the end
+// (fortran_gemm.h: scipy's OpenBLAS, on the kernels' OpenMP team). Rows are packed: step t runs the
+// first batch_sizes[t] sequences, its rows start at the sum of the earlier steps' sizes, and the sizes
+// never increase. A sequence that is not running keeps its state, so in the reverse direction (steps
+// from the last) a sequence starts from its initial state at its own last step.
+//
+// The backward passes walk the same steps the other way. The states before each step are gathered
+// into one (N, H) array, so the hidden weight's gradient is one product over all steps at the end.
+//
+// The Python side (flambeau_cpu/kernels/nn_rnn.py) hands over C-contiguous aligned arrays of one dtype
+// (float32/float64); every size, the batch sizes and each array's element count are checked here
+// before any pointer is used.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "fortran_gemm.h"
+#include "nn_args.h"
+#include "nn_rnn_cells.h"
+#include "packed_gemm.h"
+
+namespace flambeau {
+namespace {
+
+using nn_args::float_dtype;
+using nn_args::pointer;
+
+// -- the packed layout (checked with the GIL held) ------------------------------------------------
+
+struct Steps {
+  std::vector<index_t> sizes;    // batch size of each step
+  std::vector<index_t> offsets;  // first row of each step
+  index_t rows = 0;              // N, the sum of the sizes
+  bool reverse = false;
+
+  index_t count() const { return static_cast<index_t>(sizes.size()); }
+  // The i-th step in running order.
+  index_t at(index_t i) const { return reverse ? count() - 1 - i : i; }
+  // The step run before step t, or -1 for the first one.
+  index_t before(index_t t) const { return reverse ? (t + 1 < count() ? t + 1 : -1) : t - 1; }
+};
+
+Steps check_steps(const char* op, const std::vector<index_t>& sizes, bool reverse, index_t batch, index_t hidden,
+                  index_t gates) {
+  if (batch < 0 || hidden < 0) throw py::value_error(std::string(op) + ": bad sizes");
+  Steps s;
+  s.sizes = sizes;
+  s.reverse = reverse;
+  s.offsets.reserve(sizes.size());
+  for (std::size_t t = 0; t < sizes.size(); ++t) {
+    const index_t bs = sizes[t];
+    if (bs < 0 || bs > batch || (t > 0 && bs > sizes[t - 1])) {
+      throw py::value_error(std::string(op) + ": batch_sizes must be non-increasing, within [0, " +
+                            std::to_string(batch) + "]");
+    }
+    s.offsets.push_back(s.rows);
+    s.rows += bs;
+  }
+  // every product's sizes and leading dimensions must fit BLAS's int
+  if (!fits_blas_int(s.rows) || !fits_blas_int(batch) || hidden > INT_MAX / std::max<index_t>(gates, 1)) {
+    throw py::value_error(std::string(op) + ": sizes too large for BLAS");
+  }
+  return s;
+}
+
+template <class T>
+void copy_rows(T* dst, const T* src, index_t rows, index_t width) {
+  if (rows > 0) std::memcpy(dst, src, static_cast<std::size_t>(rows * width) * sizeof(T));
+}
+
+// Rows [0, bs) of the states before step t: the previous step's rows where it ran those sequences,
+// the initial states for the rest (reverse direction: the sequences that end at step t).
+template <class T>
+void states_before(const Steps& s, index_t t, const T* seq, const T* init, index_t hidden, T* dst) {
+  const index_t bs = s.sizes[t], prev = s.before(t);
+  const index_t pbs = prev >= 0 ? std::min(s.sizes[prev], bs) : 0;
+  if (pbs > 0) copy_rows(dst, seq + s.offsets[prev] * hidden, pbs, hidden);
+  copy_rows(dst + pbs * hidden, init + pbs * hidden, bs - pbs, hidden);
+}
+
+// Runs fn(begin, end) over `rows` rows of `width` elements, split across threads for enough work
+// (weighted as the cell ops weigh it: a few transcendental functions per element).
+template <class Fn>
+void over_rows(index_t rows, index_t width, Fn&& fn) {
+  const index_t per_row = std::max<index_t>(1, width);
+  parallel_chunks(rows, std::max<index_t>(1, kParallelChunk / per_row), fn, rows * per_row * 4);
+}
+
+// -- LSTM -----------------------------------------------------------------------------------------
+
+template <class T>
+void lstm_forward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* c0,
+                  const T* w, T* out, T* hn, T* cn, T* work, T* cells) {
+  std::vector<T> hs(h0, h0 + batch * h), cs(c0, c0 + batch * h);  // the running states
+  std::vector<T> gates(static_cast<std::size_t>(batch * 4 * h));
+  const auto wt = packed_gemm::pack(w, h, 4 * h, 1, h);  // w^T (H, 4H)
+  for (index_t i = 0; i < s.count(); ++i) {
+    const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
+    if (bs == 0) continue;
+    packed_gemm::multiply(wt, bs, hs.data(), h, x + off * 4 * h, gates.data(), 4 * h);  // xproj + h w^T
+    T* hy = out + off * h;
+    T* cy = cells + off * h;
+    over_rows(bs, 4 * h, [&](index_t begin, index_t end) {
+      rnn_cells::lstm_rows(gates.data(), cs.data(), hy, cy, work + off * 4 * h, begin, end, h);
+    });
+    copy_rows(hs.data(), hy, bs, h);
+    copy_rows(cs.data(), cy, bs, h);
+  }
+  copy_rows(hn, hs.data(), batch, h);
+  copy_rows(cn, cs.data(), batch, h);
+}
+
+template <class T>
+void lstm_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* gout, const T* ghn,
+                   const T* gcn, const T* h0, const T* c0, const T* w, const T* out, const T* work, const T* cells,
+                   T* gx, T* gh0, T* gc0, T* gw) {
+  const std::size_t state = static_cast<std::size_t>(batch * h);
+  std::vector<T> dh(state, T(0)), dc(state, T(0)), cprev(state);
+  if (ghn != nullptr) std::copy(ghn, ghn + state, dh.begin());
+  if (gcn != nullptr) std::copy(gcn, gcn + state, dc.begin());
+  std::vector<T> hprev(static_cast<std::size_t>(s.rows * h));  // each step's previous hidden states
+  const auto wp = packed_gemm::pack(w, 4 * h, h, h, 1);
+  for (index_t i = s.count() - 1; i >= 0; --i) {
+    const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
+    if (bs == 0) continue;
+    if (gout != nullptr) {
+      const T* g = gout + off * h;
+      for (index_t k = 0; k < bs * h; ++k) dh[k] += g[k];
+    }
+    states_before(s, t, out, h0, h, hprev.data() + off * h);
+    states_before(s, t, cells, c0, h, cprev.data());
+    T* dg = gx + off * 4 * h;
+    over_rows(bs, 4 * h, [&](index_t begin, index_t end) {  // dc is read and written in place
+      rnn_cells::lstm_backward_rows(dh.data(), dc.data(), cprev.data(), cells + off * h, work + off * 4 * h, dg,
+                                    dc.data(), begin, end, h);
+    });
+    packed_gemm::multiply(wp, bs, dg, 4 * h, static_cast<const T*>(nullptr), dh.data(), h);  // grad_gates w
+  }
+  // grad_w_hh = sum over steps of grad_gates^T @ h_prev, one product
+  gemm_rows<T>(gemm, true, false, 4 * h, h, s.rows, T(1), gx, 4 * h, hprev.data(), h, T(0), gw, h);
+  copy_rows(gh0, dh.data(), batch, h);
+  copy_rows(gc0, dc.data(), batch, h);
+}
+
+void nn_lstm_layer(const py::array& xproj, const py::object& h0, const py::object& c0, const py::object& w_hh,
+                   const std::vector<index_t>& batch_sizes, bool reverse, const py::object& output,
+                   const py::object& h_n, const py::object& c_n, const py::object& workspace,
+                   const py::object& cell_states, index_t batch, index_t hidden, const py::object& gemm) {
+  const char* op = "nn_lstm_layer";
+  const DType dt = float_dtype(op, xproj);
+  const Steps s = check_steps(op, batch_sizes, reverse, batch, hidden, 4);
+  const index_t n = s.rows, h = hidden, b = batch;
+  const void* px = pointer(op, xproj, "xproj", dt, n * 4 * h, false, false);
+  const void* ph0 = pointer(op, h0, "h0", dt, b * h, false, false);
+  const void* pc0 = pointer(op, c0, "c0", dt, b * h, false, false);
+  const void* pw = pointer(op, w_hh, "w_hh", dt, 4 * h * h, false, false);
+  void* pout = pointer(op, output, "output", dt, n * h, false, true);
+  void* phn = pointer(op, h_n, "h_n", dt, b * h, false, true);
+  void* pcn = pointer(op, c_n, "c_n", dt, b * h, false, true);
+  void* pwork = pointer(op, workspace, "workspace", dt, n * 4 * h, false, true);
+  void* pcells = pointer(op, cell_states, "cell_states", dt, n * h, false, true);
+  if (dt == DType::f32) {
+    const auto f = gemm_from_capsule<float>(op, gemm);
+    py::gil_scoped_release nogil;
+    lstm_forward<float>(f, s, b, h, static_cast<const float*>(px), static_cast<const float*>(ph0),
+                        static_cast<const float*>(pc0), static_cast<const float*>(pw), static_cast<float*>(pout),
+                        static_cast<float*>(phn), static_cast<float*>(pcn), static_cast<float*>(pwork),
+                        static_cast<float*>(pcells));
+  } else {
+    const auto f = gemm_from_capsule<double>(op, gemm);
+    py::gil_scoped_release nogil;
+    lstm_forward<double>(f, s, b, h, static_cast<const double*>(px), static_cast<const double*>(ph0),
+                         static_cast<const double*>(pc0), static_cast<const double*>(pw), static_cast<double*>(pout),
+                         static_cast<double*>(phn), static_cast<double*>(pcn), static_cast<double*>(pwork),
+                         static_cast<double*>(pcells));
+  }
+}
+
+void nn_lstm_layer_backward(const py::object& grad_output, const py::object& grad_hn, const py::object& grad_cn,
+                            const py::array& h0, const py::object& c0, const py::object& w_hh,
+                            const py::object& output, const py::object& workspace, const py::object& cell_states,
+                            const std::vector<index_t>& batch_sizes, bool reverse, const py::object& grad_xproj,
+                            const py::object& grad_h0, const py::object& grad_c0, const py::object& grad_w_hh,
+                            index_t batch, index_t hidden, const py::object& gemm) {
+  const char* op = "nn_lstm_layer_backward";
+  const DType dt = float_dtype(op, h0);
+  const Steps s = check_steps(op, batch_sizes, reverse, batch, hidden, 4);
+  const index_t n = s.rows, h = hidden, b = batch;
+  const void* pgo = pointer(op, grad_output, "grad_output", dt, n * h, true, false);
+  const void* pghn = pointer(op, grad_hn, "grad_hn", dt, b * h, true, false);
+  const void* pgcn = pointer(op, grad_cn, "grad_cn", dt, b * h, true, false);
+  const void* ph0 = pointer(op, h0, "h0", dt, b * h, false, false);
+  const void* pc0 = pointer(op, c0, "c0", dt, b * h, false, false);
+  const void* pw = pointer(op, w_hh, "w_hh", dt, 4 * h * h, false, false);
+  const void* pout = pointer(op, output, "output", dt, n * h, false, false);
+  const void* pwork = pointer(op, workspace, "workspace", dt, n * 4 * h, false, false);
+  const void* pcells = pointer(op, cell_states, "cell_states", dt, n * h, false, false);
+  void* pgx = pointer(op, grad_xproj, "grad_xproj", dt, n * 4 * h, false, true);
+  void* pgh0 = pointer(op, grad_h0, "grad_h0", dt, b * h, false, true);
+  void* pgc0 = pointer(op, grad_c0, "grad_c0", dt, b * h, false, true);
+  void* pgw = pointer(op, grad_w_hh, "grad_w_hh", dt, 4 * h * h, false, true);
+  if (dt == DType::f32) {
+    using T = float;
+    const auto f = gemm_from_capsule<T>(op, gemm);
+    py::gil_scoped_release nogil;
+    lstm_backward<T>(f, s, b, h, static_cast<const T*>(pgo), static_cast<const T*>(pghn), static_cast<const T*>(pgcn),
+                     static_cast<const T*>(ph0), static_cast<const T*>(pc0), static_cast<const T*>(pw),
+                     static_cast<const T*>(pout), static_cast<const T*>(pwork), static_cast<const T*>(pcells),
+                     static_cast<T*>(pgx), static_cast<T*>(pgh0), static_cast<T*>(pgc0), static_cast<T*>(pgw));
+  } else {
+    using T = double;
+    const auto f = gemm_from_capsule<T>(op, gemm);
+    py::gil_scoped_release nogil;
+    lstm_backward<T>(f, s, b, h, static_cast<const T*>(pgo), static_cast<const T*>(pghn), static_cast<const T*>(pgcn),
+                     static_cast<const T*>(ph0), static_cast<const T*>(pc0), static_cast<const T*>(pw),
+                     static_cast<const T*>(pout), static_cast<const T*>(pwork), static_cast<const T*>(pcells),
+                     static_cast<T*>(pgx), static_cast<T*>(pgh0), static_cast<T*>(pgc0), static_cast<T*>(pgw));
+  }
+}
+
+// -- GRU ------------------------------------------------------------------------------------------
+
+template <class T>
+void gru_forward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* w,
+                 const T* bias, T* out, T* hn, T* work) {
+  std::vector<T> hs(h0, h0 + batch * h);
+  std::vector<T> hg(static_cast<std::size_t>(batch * 3 * h));
+  const auto wt = packed_gemm::pack(w, h, 3 * h, 1, h);  // w^T (H, 3H)
+  for (index_t i = 0; i < s.count(); ++i) {
+    const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
+    if (bs == 0) continue;
+    if (bias != nullptr) {
+      for (index_t r = 0; r < bs; ++r) std::copy(bias, bias + 3 * h, hg.data() + r * 3 * h);
+    }
+    packed_gemm::multiply(wt, bs, hs.data(), h, bias != nullptr ? hg.data() : nullptr, hg.data(), 3 * h);
+    T* hy = out + off * h;
+    over_rows(bs, 4 * h, [&](index_t begin, index_t end) {
+      rnn_cells::gru_rows(x + off * 3 * h, hg.data(), hs.data(), hy, work + off * 4 * h, begin, end, h);
+    });
+    copy_rows(hs.data(), hy, bs, h);
+  }
+  copy_rows(hn, hs.data(), batch, h);
+}
+
+template <class T>
+void gru_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* gout, const T* ghn,
+                  const T* h0, const T* w, const T* out, const T* work, T* gx, T* gh0, T* gw, T* gb) {
+  const std::size_t state = static_cast<std::size_t>(batch * h);
+  std::vector<T> dh(state, T(0));
+  if (ghn != nullptr) std::copy(ghn, ghn + state, dh.begin());
+  std::vector<T> hprev(static_cast<std::size_t>(s.rows * h));
+  std::vector<T> dhg(static_cast<std::size_t>(s.rows * 3 * h));  // grad of each step's hidden projection
+  const auto wp = packed_gemm::pack(w, 3 * h, h, h, 1);
+  for (index_t i = s.count() - 1; i >= 0; --i) {
+    const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
+    if (bs == 0) continue;
+    if (gout != nullptr) {
+      const T* g = gout + off * h;
+      for (index_t k = 0; k < bs * h; ++k) dh[k] += g[k];
+    }
+    T* hp = hprev.data() + off * h;
+    states_before(s, t, out, h0, h, hp);
+    T* dhgt = dhg.data() + off * 3 * h;
+    over_rows(bs, 4 * h, [&](index_t begin, index_t end) {  // dh becomes the direct part of grad h_prev in place
+      rnn_cells::gru_backward_rows(dh.data(), hp, work + off * 4 * h, gx + off * 3 * h, dhgt, dh.data(), begin, end,
+                                   h);
+    });
+    packed_gemm::multiply(wp, bs, dhgt, 3 * h, dh.data(), dh.data(), h);  // dh += grad_hgates w
+  }
+  gemm_rows<T>(gemm, true, false, 3 * h, h, s.rows, T(1), dhg.data(), 3 * h, hprev.data(), h, T(0), gw, h);
+  std::fill(gb, gb + 3 * h, T(0));
+  for (index_t r = 0; r < s.rows; ++r) {
+    const T* row = dhg.data() + r * 3 * h;
+    for (index_t k = 0; k < 3 * h; ++k) gb[k] += row[k];
+  }
+  copy_rows(gh0, dh.data(), batch, h);
+}
+
+void nn_gru_layer(const py::array& xproj, const py::object& h0, const py::object& w_hh, const py::object& b_hh,
+                  const std::vector<index_t>& batch_sizes, bool reverse, const py::object& output,
+                  const py::object& h_n,
+                  const py::object& workspace, index_t batch, index_t hidden, const py::object& gemm) {
+  const char* op = "nn_gru_layer";
+  const DType dt = float_dtype(op, xproj);
+  const Steps s = check_steps(op, batch_sizes, reverse, batch, hidden, 4);
+  const index_t n = s.rows, h = hidden, b = batch;
+  const void* px = pointer(op, xproj, "xproj", dt, n * 3 * h, false, false);
+  const void* ph0 = pointer(op, h0, "h0", dt, b * h, false, false);
+  const void* pw = pointer(op, w_hh, "w_hh", dt, 3 * h * h, false, false);
+  const void* pb = pointer(op, b_hh, "b_hh", dt, 3 * h, true, false);
+  void* pout = pointer(op, output, "output", dt, n * h, false, true);
+  void* phn = pointer(op, h_n, "h_n", dt, b * h, false, true);
+  void* pwork = pointer(op, workspace, "workspace", dt, n * 4 * h, false, true);
+  if (dt == DType::f32) {
+    using T = float;
+    const auto f = gemm_from_capsule<T>(op, gemm);
+    py::gil_scoped_release nogil;
+    gru_forward<T>(f, s, b, h, static_cast<const T*>(px), static_cast<const T*>(ph0), static_cast<const T*>(pw),
+                   static_cast<const T*>(pb), static_cast<T*>(pout), static_cast<T*>(phn), static_cast<T*>(pwork));
+  } else {
+    using T = double;
+    const auto f = gemm_from_capsule<T>(op, gemm);
+    py::gil_scoped_release nogil;
+    gru_forward<T>(f, s, b, h, static_cast<const T*>(px), static_cast<const T*>(ph0), static_cast<const T*>(pw),
+                   static_cast<const T*>(pb), static_cast<T*>(pout), static_cast<T*>(phn), static_cast<T*>(pwork));
+  }
+}
+
+void nn_gru_layer_backward(const py::object& grad_output, const py::object& grad_hn, const py::array& h0,
+                           const py::object& w_hh, const py::object& output, const py::object& workspace,
+                           const std::vector<index_t>& batch_sizes, bool reverse, const py::object& grad_xproj,
+                           const py::object& grad_h0, const py::object& grad_w_hh, const py::object& grad_b_hh,
+                           index_t batch, index_t hidden, const py::object& gemm) {
+  const char* op = "nn_gru_layer_backward";
+  const DType dt = float_dtype(op, h0);
+  const Steps s = check_steps(op, batch_sizes, reverse, batch, hidden, 4);
+  const index_t n = s.rows, h = hidden, b = batch;
+  const void* pgo = pointer(op, grad_output, "grad_output", dt, n * h, true, false);
+  const void* pghn = pointer(op, grad_hn, "grad_hn", dt, b * h, true, false);
+  const void* ph0 = pointer(op, h0, "h0", dt, b * h, false, false);
+  const void* pw = pointer(op, w_hh, "w_hh", dt, 3 * h * h, false, false);
+  const void* pout = pointer(op, output, "output", dt, n * h, false, false);
+  const void* pwork = pointer(op, workspace, "workspace", dt, n * 4 * h, false, false);
+  void* pgx = pointer(op, grad_xproj, "grad_xproj", dt, n * 3 * h, false, true);
+  void* pgh0 = pointer(op, grad_h0, "grad_h0", dt, b * h, false, true);
+  void* pgw = pointer(op, grad_w_hh, "grad_w_hh", dt, 3 * h * h, false, true);
+  void* pgb = pointer(op, grad_b_hh, "grad_b_hh", dt, 3 * h, false, true);
+  if (dt == DType::f32) {
+    using T = float;
+    const auto f = gemm_from_capsule<T>(op, gemm);
+    py::gil_scoped_release nogil;
+    gru_backward<T>(f, s, b, h, static_cast<const T*>(pgo), static_cast<const T*>(pghn), static_cast<const T*>(ph0),
+                    static_cast<const T*>(pw), static_cast<const T*>(pout), static_cast<const T*>(pwork),
+                    static_cast<T*>(pgx), static_cast<T*>(pgh0), static_cast<T*>(pgw), static_cast<T*>(pgb));
+  } else {
+    using T = double;
+    const auto f = gemm_from_capsule<T>(op, gemm);
+    py::gil_scoped_release nogil;
+    gru_backward<T>(f, s, b, h, static_cast<const T*>(pgo), static_cast<const T*>(pghn), static_cast<const T*>(ph0),
+                    static_cast<const T*>(pw), static_cast<const T*>(pout), static_cast<const T*>(pwork),
+                    static_cast<T*>(pgx), static_cast<T*>(pgh0), static_cast<T*>(pgw), static_cast<T*>(pgb));
+  }
+}
+
+// -- RNN (tanh or relu) ----------------------------------------------------------------------------
+
+// x[k] = act(x[k]) over n elements.
+template <class T>
+FLAMBEAU_CLONES void activate(T* x, index_t n, bool relu) {
+  if (relu) {
+#pragma omp simd
+    for (index_t k = 0; k < n; ++k) x[k] = x[k] > T(0) ? x[k] : T(0);
+  } else {
+#pragma omp simd
+    for (index_t k = 0; k < n; ++k) x[k] = vec_tanh(x[k]);
+  }
+}
+
+// d[k] = (g[k] + e[k]) * act'(y[k]) from the activation's output y (e may be null).
+template <class T>
+FLAMBEAU_CLONES void activation_grad(const T* g, const T* e, const T* y, T* d, index_t n, bool relu) {
+#pragma omp simd
+  for (index_t k = 0; k < n; ++k) {
+    const T gk = g[k] + (e != nullptr ? e[k] : T(0));
+    d[k] = relu ? (y[k] > T(0) ? gk : T(0)) : gk * (T(1) - y[k] * y[k]);
+  }
+}
+
+template <class T>
+void rnn_forward(const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* w, bool relu, T* out,
+                 T* hn) {
+  std::vector<T> hs(h0, h0 + batch * h);
+  const auto wt = packed_gemm::pack(w, h, h, 1, h);  // w^T
+  for (index_t i = 0; i < s.count(); ++i) {
+    const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
+    if (bs == 0) continue;
+    T* hy = out + off * h;
+    packed_gemm::multiply(wt, bs, hs.data(), h, x + off * h, hy, h);  // xproj + h w^T, activated in place
+    over_rows(bs, h, [&](index_t begin, index_t end) { activate(hy + begin * h, (end - begin) * h, relu); });
+    copy_rows(hs.data(), hy, bs, h);
+  }
+  copy_rows(hn, hs.data(), batch, h);
+}
+
+template <class T>
+void rnn_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* gout, const T* ghn,
+                  const T* h0, const T* w, const T* out, bool relu, T* gx, T* gh0, T* gw) {
+  const std::size_t state = static_cast<std::size_t>(batch * h);
+  std::vector<T> dh(state, T(0));
+  if (ghn != nullptr) std::copy(ghn, ghn + state, dh.begin());
+  std::vector<T> hprev(static_cast<std::size_t>(s.rows * h));
+  const auto wp = packed_gemm::pack(w, h, h, h, 1);
+  for (index_t i = s.count() - 1; i >= 0; --i) {
+    const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
+    if (bs == 0) continue;
+    states_before(s, t, out, h0, h, hprev.data() + off * h);
+    T* dpre = gx + off * h;
+    const T* go = gout != nullptr ? gout + off * h : nullptr;
+    over_rows(bs, h, [&](index_t begin, index_t end) {
+      activation_grad(dh.data() + begin * h, go != nullptr ? go + begin * h : nullptr, out + (off + begin) * h,
+                      dpre + begin * h, (end - begin) * h, relu);
+    });
+    packed_gemm::multiply(wp, bs, dpre, h, static_cast<const T*>(nullptr), dh.data(), h);  // grad_pre w
+  }
+  gemm_rows<T>(gemm, true, false, h, h, s.rows, T(1), gx, h, hprev.data(), h, T(0), gw, h);
+  copy_rows(gh0, dh.data(), batch, h);
+}
+
+void nn_rnn_layer(const py::array& xproj, const py::object& h0, const py::object& w_hh,
+                  const std::vector<index_t>& batch_sizes, bool reverse, bool relu, const py::object& output,
+                  const py::object& h_n, index_t batch, index_t hidden) {
+  const char* op = "nn_rnn_layer";
+  const DType dt = float_dtype(op, xproj);
+  const Steps s = check_steps(op, batch_sizes, reverse, batch, hidden, 1);
+  const index_t n = s.rows, h = hidden, b = batch;
+  const void* px = pointer(op, xproj, "xproj", dt, n * h, false, false);
+  const void* ph0 = pointer(op, h0, "h0", dt, b * h, false, false);
+  const void* pw = pointer(op, w_hh, "w_hh", dt, h * h, false, false);
+  void* pout = pointer(op, output, "output", dt, n * h, false, true);
+  void* phn = pointer(op, h_n, "h_n", dt, b * h, false, true);
+  py::gil_scoped_release nogil;
+  if (dt == DType::f32) {
+    using T = float;
+    rnn_forward<T>(s, b, h, static_cast<const T*>(px), static_cast<const T*>(ph0), static_cast<const T*>(pw), relu,
+                   static_cast<T*>(pout), static_cast<T*>(phn));
+  } else {
+    using T = double;
+    rnn_forward<T>(s, b, h, static_cast<const T*>(px), static_cast<const T*>(ph0), static_cast<const T*>(pw), relu,
+                   static_cast<T*>(pout), static_cast<T*>(phn));
+  }
+}
+
+void nn_rnn_layer_backward(const py::object& grad_output, const py::object& grad_hn, const py::array& h0,
+                           const py::object& w_hh, const py::object& output, const std::vector<index_t>& batch_sizes,
+                           bool reverse, bool relu, const py::object& grad_xproj, const py::object& grad_h0,
+                           const py::object& grad_w_hh, index_t batch, index_t hidden, const py::object& gemm) {
+  const char* op = "nn_rnn_layer_backward";
+  const DType dt = float_dtype(op, h0);
+  const Steps s = check_steps(op, batch_sizes, reverse, batch, hidden, 1);
+  const index_t n = s.rows, h = hidden, b = batch;
+  const void* pgo = pointer(op, grad_output, "grad_output", dt, n * h, true, false);
+  const void* pghn = pointer(op, grad_hn, "grad_hn", dt, b * h, true, false);
+  const void* ph0 = pointer(op, h0, "h0", dt, b * h, false, false);
+  const void* pw = pointer(op, w_hh, "w_hh", dt, h * h, false, false);
+  const void* pout = pointer(op, output, "output", dt, n * h, false, false);
+  void* pgx = pointer(op, grad_xproj, "grad_xproj", dt, n * h, false, true);
+  void* pgh0 = pointer(op, grad_h0, "grad_h0", dt, b * h, false, true);
+  void* pgw = pointer(op, grad_w_hh, "grad_w_hh", dt, h * h, false, true);
+  if (dt == DType::f32) {
+    using T = float;
+    const auto f = gemm_from_capsule<T>(op, gemm);
+    py::gil_scoped_release nogil;
+    rnn_backward<T>(f, s, b, h, static_cast<const T*>(pgo), static_cast<const T*>(pghn), static_cast<const T*>(ph0),
+                    static_cast<const T*>(pw), static_cast<const T*>(pout), relu, static_cast<T*>(pgx),
+                    static_cast<T*>(pgh0), static_cast<T*>(pgw));
+  } else {
+    using T = double;
+    const auto f = gemm_from_capsule<T>(op, gemm);
+    py::gil_scoped_release nogil;
+    rnn_backward<T>(f, s, b, h, static_cast<const T*>(pgo), static_cast<const T*>(pghn), static_cast<const T*>(ph0),
+                    static_cast<const T*>(pw), static_cast<const T*>(pout), relu, static_cast<T*>(pgx),
+                    static_cast<T*>(pgh0), static_cast<T*>(pgw));
+  }
+}
+
+void register_nn_rnn_layer(py::module_& m) {
+  m.def("nn_lstm_layer", &nn_lstm_layer,
+        "One LSTM layer and direction over packed rows: every step's product with w_hh and fused cell.");
+  m.def("nn_lstm_layer_backward", &nn_lstm_layer_backward, "The gradients of nn_lstm_layer, steps walked backwards.");
+  m.def("nn_gru_layer", &nn_gru_layer,
+        "One GRU layer and direction over packed rows: every step's product with w_hh and fused cell.");
+  m.def("nn_gru_layer_backward", &nn_gru_layer_backward, "The gradients of nn_gru_layer, steps walked backwards.");
+  m.def("nn_rnn_layer", &nn_rnn_layer,
+        "One RNN (tanh or relu) layer and direction over packed rows: every step's product with w_hh and activation.");
+  m.def("nn_rnn_layer_backward", &nn_rnn_layer_backward, "The gradients of nn_rnn_layer, steps walked backwards.");
+}
+
+}  // namespace
+}  // namespace flambeau
+
+FLAMBEAU_REGISTER(flambeau::register_nn_rnn_layer);

@@ -1,0 +1,145 @@
+// C = D + A @ B for a B that is used many times: the recurrent layers multiply every time step's
+// states by the same hidden weight. BLAS packs its operands into cache-friendly panels at every
+// call; for a (32, 128) @ (128, 512) step product OpenBLAS spent ~40% of its time packing the weight
+// (perf, sgemm_itcopy). Here B is packed once per layer and each product runs only the kernel.
+//
+// Packed layout: panel q holds B's columns [q * W, q * W + W) as k rows of W contiguous elements
+// (W = two 32-byte vectors: 16 floats or 8 doubles), zero-padded past column n. A tile of up to six
+// rows of C by one panel lives in twelve vector registers while k runs (the classic 6x16 AVX2 tile);
+// the loops are written with GCC vector types and compiled per instruction set (FLAMBEAU_CLONES).
+// Panels are split across threads; rows of A, D and C are `lda`/`ldc` apart. Callers size every
+// pointer: A (m, k), D and C (m, n).
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "common.h"
+#include "vecmath.h"
+
+namespace flambeau {
+namespace packed_gemm {
+namespace {  // internal linkage: each translation unit gets its own target_clones resolvers
+
+template <class T>
+struct Vec;
+// `type` for registers, `unaligned` for loads and stores at any element's address (GCC then emits
+// plain unaligned vector moves; memcpy through an array made it bounce the registers via the stack).
+template <>
+struct Vec<float> {
+  typedef float type __attribute__((vector_size(32)));
+  typedef float unaligned __attribute__((vector_size(32), aligned(4)));
+};
+template <>
+struct Vec<double> {
+  typedef double type __attribute__((vector_size(32)));
+  typedef double unaligned __attribute__((vector_size(32), aligned(8)));
+};
+
+constexpr int kTileRows = 6;
+template <class T>
+constexpr index_t kLanes = static_cast<index_t>(32 / sizeof(T));
+template <class T>
+constexpr index_t kPanel = 2 * kLanes<T>;
+
+template <class T>
+struct PackedB {
+  index_t k = 0, n = 0, panels = 0;
+  std::vector<T> data;  // panels * k * kPanel<T>
+};
+
+// Packs B (k, n), element (p, j) at b[p * row_step + j * col_step] (a transposed matrix: swap the steps).
+template <class T>
+PackedB<T> pack(const T* b, index_t k, index_t n, index_t row_step, index_t col_step) {
+  constexpr index_t W = kPanel<T>;
+  PackedB<T> out;
+  out.k = k;
+  out.n = n;
+  out.panels = (n + W - 1) / W;
+  out.data.assign(static_cast<std::size_t>(out.panels * k * W), T(0));
+  for (index_t q = 0; q < out.panels; ++q) {
+    const index_t cols = std::min(W, n - q * W);
+    T* dst = out.data.data() + q * k * W;
+    for (index_t p = 0; p < k; ++p)
+      for (index_t j = 0; j < cols; ++j) dst[p * W + j] = b[p * row_step + (q * W + j) * col_step];
+  }
+  return out;
+}
+
+// Rows [0, R) of C's columns [0, cols) for one panel: C = D + A @ panel (D may be C, or null for 0).
+template <class T, int R>
+FLAMBEAU_INLINE void tile(index_t k, const T* a, index_t lda, const T* panel, const T* d, T* c, index_t ldc,
+                          index_t cols) {
+  using V = typename Vec<T>::type;
+  using U = typename Vec<T>::unaligned;
+  constexpr index_t L = kLanes<T>;
+  V acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = V{};
+  for (index_t p = 0; p < k; ++p) {
+    const V b0 = *reinterpret_cast<const U*>(panel + p * 2 * L);
+    const V b1 = *reinterpret_cast<const U*>(panel + p * 2 * L + L);
+    for (int r = 0; r < R; ++r) {
+      const T s = a[r * lda + p];  // scalar * vector: one broadcast load, then fused multiply-adds
+      acc[r][0] += s * b0;
+      acc[r][1] += s * b1;
+    }
+  }
+  if (cols == 2 * L) {
+    for (int r = 0; r < R; ++r) {
+      V o0 = acc[r][0], o1 = acc[r][1];
+      if (d != nullptr) {
+        o0 += *reinterpret_cast<const U*>(d + r * ldc);
+        o1 += *reinterpret_cast<const U*>(d + r * ldc + L);
+      }
+      *reinterpret_cast<U*>(c + r * ldc) = o0;
+      *reinterpret_cast<U*>(c + r * ldc + L) = o1;
+    }
+    return;
+  }
+  for (int r = 0; r < R; ++r) {  // the last, partial panel
+    for (index_t j = 0; j < cols; ++j) {
+      const T v = j < L ? acc[r][0][j] : acc[r][1][j - L];
+      c[r * ldc + j] = (d != nullptr ? d[r * ldc + j] : T(0)) + v;
+    }
+  }
+}
+
+// Panels [q0, q1) of C (m, n) = D + A (m, k) @ B.
+template <class T>
+FLAMBEAU_CLONES void panels(const PackedB<T>& b, index_t q0, index_t q1, index_t m, const T* a, index_t lda,
+                            const T* d, T* c, index_t ldc) {
+  constexpr index_t W = kPanel<T>;
+  const index_t k = b.k;
+  for (index_t q = q0; q < q1; ++q) {
+    const T* panel = b.data.data() + q * k * W;
+    const index_t cols = std::min(W, b.n - q * W);
+    const index_t col = q * W;
+    index_t r = 0;
+    for (; r + kTileRows <= m; r += kTileRows)
+      tile<T, kTileRows>(k, a + r * lda, lda, panel, d != nullptr ? d + r * ldc + col : nullptr, c + r * ldc + col,
+                         ldc, cols);
+    const T* dr = d != nullptr ? d + r * ldc + col : nullptr;
+    T* cr = c + r * ldc + col;
+    switch (m - r) {
+      case 5: tile<T, 5>(k, a + r * lda, lda, panel, dr, cr, ldc, cols); break;
+      case 4: tile<T, 4>(k, a + r * lda, lda, panel, dr, cr, ldc, cols); break;
+      case 3: tile<T, 3>(k, a + r * lda, lda, panel, dr, cr, ldc, cols); break;
+      case 2: tile<T, 2>(k, a + r * lda, lda, panel, dr, cr, ldc, cols); break;
+      case 1: tile<T, 1>(k, a + r * lda, lda, panel, dr, cr, ldc, cols); break;
+      default: break;
+    }
+  }
+}
+
+// C (m, n) = D + A (m, k) @ B, D null for none or C itself to accumulate; panels split across threads.
+template <class T>
+void multiply(const PackedB<T>& b, index_t m, const T* a, index_t lda, const T* d, T* c, index_t ldc) {
+  if (m <= 0 || b.n <= 0) return;
+  const index_t work = m * b.n * std::max<index_t>(b.k, 1) / 8;  // multiply-adds, weighted as elementwise work
+  parallel_chunks(b.panels, 1, [&](index_t q0, index_t q1) { panels(b, q0, q1, m, a, lda, d, c, ldc); }, work);
+}
+
+}  // namespace
+}  // namespace packed_gemm
+}  // namespace flambeau
