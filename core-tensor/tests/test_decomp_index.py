@@ -64,3 +64,29 @@ def test_gradient_flows_to_the_picked_elements():
     x = fb.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     _decomposed(x, [T([1, 1, 0])]).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[1.0, 1.0], [2.0, 2.0]])
+
+
+def _put(x, indices, values, accumulate):
+    return _without_kernel(OPS["index_put"], fb.device("cpu"), (x, indices, values, accumulate), None, False)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c not in ("none",)])
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_matches_the_kernel(case, accumulate):
+    x = fb.from_numpy(A)
+    indices = CASES[case]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        shape = tuple(fb.ops.function("index")(x, indices).shape)
+        values = fb.from_numpy(np.random.default_rng(0).random(shape).astype(np.float32))
+        for v in (values, values.reshape(shape)[(0,) * len(shape)] if shape and all(shape) else values):
+            want = fb.ops.function("index_put")(x, indices, v, accumulate)
+            got = _put(x, indices, v, accumulate)
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(x.numpy(), A)  # the input is untouched
+
+
+def test_index_put_accumulates_repeated_indices():
+    x = fb.zeros(3)
+    got = _put(x, [T([0, 0, 2])], fb.tensor(1.0), True)
+    np.testing.assert_array_equal(got.numpy(), [2.0, 0.0, 1.0])
