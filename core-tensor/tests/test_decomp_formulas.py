@@ -72,3 +72,30 @@ def test_isclose_allclose_equal(dtype, equal_nan):
     _check("equal", a, b, rtol=0)
     _check("equal", a, a.clone(), rtol=0)
     _check("equal", a, a[:3], rtol=0)
+
+
+@pytest.mark.parametrize("weights", [None, [0.5, 1.0, 1.0, 2.0], "float16", "int"])
+@pytest.mark.parametrize("minlength", [0, 8])
+def test_bincount(weights, minlength):
+    x = fb.tensor([0, 2, 2, 5])
+    w = None
+    if weights == "float16":
+        w = fb.tensor([0.5, 1.0, 1.0, 2.0], dtype=fb.float16)
+    elif weights == "int":
+        w = fb.tensor([1, 2, 3, 4])
+    elif weights is not None:
+        w = fb.tensor(weights)
+    got, want = _decomposed("bincount", x, w, minlength), fb.bincount(x, w, minlength)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(_decomposed("bincount", fb.tensor([], dtype=fb.int64), None, 3).numpy(), [0, 0, 0])
+    with pytest.raises(RuntimeError, match="non-negative"):
+        _decomposed("bincount", fb.tensor([1, -1]), None, 0)
+
+
+@pytest.mark.parametrize("values", [[3.0, 1.0, 2.0, 4.0], [1.0, np.nan, 3.0, 2.0], [np.nan], [5.0], [2.0, 2.0, 1.0]])
+def test_median_and_nanmedian(values):
+    for name in ("median", "nanmedian"):
+        x = fb.tensor(values)
+        _check(name, x, rtol=0)
+    _check("median", fb.tensor([[3, 1], [2, 9]], dtype=fb.int32), rtol=0)
