@@ -8,11 +8,16 @@ the blocks. The softmax-like chain is ``logsumexp`` (amax, sub, exp, sum, log, a
 CPU's kernel; ``softmax`` itself is not declared yet (flambeau-nn), and ``cumsum`` is in the core
 tier (no decomposition to measure). The bar is a ratio of at most 3.
 
-    python benchmarks/bench_decompositions.py [--quick] [--threads N]
+With ``--cpu-time`` the blocks are timed in this process's CPU time (``time.process_time``)
+instead of wall time: on a loaded machine a single-threaded run's wall time mostly measures the
+wait for a core, in both columns alike but not proportionally (use it with ``--threads 1``).
+
+    python benchmarks/bench_decompositions.py [--quick] [--threads N] [--cpu-time] [--only LABEL_PART]
 """
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any, Callable
 
 from _harness import interleave
@@ -70,8 +75,17 @@ def main(quick: bool) -> None:
     print(f"threads: {fb.get_num_threads()}")
     idx = fb.randint(0, N, (N,))
     rounds, block = (3, 0.15) if quick else (7, 0.3)
-    print(f"{'workload (1M float32)':28} {'native ms':>10} {'decomposed ms':>14} {'ratio':>6}")
+    cpu_time = "--cpu-time" in sys.argv
+    if cpu_time:
+        import _harness
+
+        _harness.CLOCK = time.process_time
+    print(f"{'workload (1M float32)':28} {'native ms':>10} {'decomposed ms':>14} {'ratio':>6}"
+          + ("  (CPU time)" if cpu_time else ""))
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
     for label, native, decomposed in workloads():
+        if only not in label:
+            continue
         r = interleave({"native": native, "decomposed": decomposed}, rounds=rounds, block_seconds=block)
         n, d = r["native"].median * 1e3, r["decomposed"].median * 1e3
         print(f"{label:28} {n:10.3f} {d:14.3f} {d / n:6.2f}")

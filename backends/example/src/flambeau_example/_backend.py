@@ -52,21 +52,9 @@ class ExampleBackend(Backend):
     name = "example"
     priority = 0
     dtypes = frozenset(_dtypes.ALL_DTYPES)
-    #: Known gaps the kit marks as strict expected failures (each starts failing the run once fixed).
-    #: flambeau-nn's loss and activation-backward composites call ops outside the core tier (`index`
-    #: for the picked class, `erfc`) that the kit's reading of composites misses, so
-    #: --flambeau-only-implemented selects them; they need decompositions onto the core tier.
-    conformance_xfail = {
-        "nn_cross_entropy": "its composite indexes with a tensor (`index`: not in the core tier)",
-        "nn_cross_entropy_backward": "its composite indexes with a tensor (`index`: not in the core tier)",
-        "nn_nll_loss": "its composite indexes with a tensor (`index`: not in the core tier)",
-        "nn_nll_loss_backward": "its composite indexes with a tensor (`index`: not in the core tier)",
-        "errors:nn_cross_entropy": "its composite reaches `index` before its range check",
-        "errors:nn_nll_loss": "its composite reaches `index` before its range check",
-        "errors:nn_embedding_backward": "its composite reaches an op outside the core tier before its check",
-        "nn_gelu_backward": "its composite calls `erfc` (not in the core tier)",
-        "nn_mish_backward:float16": "its composite loses precision in float16 (the CPU kernel computes in float32)",
-    }
+    #: Known gaps the kit marks as strict expected failures (each starts failing the run once fixed):
+    #: none today, the whole selected kit passes on the core tier alone.
+    conformance_xfail: dict[str, str] = {}
 
     def __init__(self) -> None:
         from flambeau._api_random import DEFAULT_SEED

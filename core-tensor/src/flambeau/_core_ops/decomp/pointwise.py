@@ -341,28 +341,38 @@ def _fmin(a: Tensor, b: Tensor) -> Tensor:
     return _where((a <= b) | (b != b), a, b)
 
 
-@decomposition("clamp_min", "lt ne bitwise_or where to_dtype")
+def _bound(x: Tensor, bound: Any, beyond: str) -> Tensor:
+    """``x`` with the elements ``beyond`` (``lt`` or ``gt``) ``bound`` replaced by it; a NaN bound
+    gives NaN, as PyTorch. ``x`` and a tensor ``bound`` are already in the result dtype. Two passes
+    (a comparison, a select) straight onto the core ops: clamp runs it twice, not through
+    clamp_min's and clamp_max's dispatch."""
+    if isinstance(bound, Tensor):
+        return _where(op(beyond)(x, bound) | op("ne")(bound, bound), bound, x)
+    if bound != bound:
+        return x * math.nan
+    return _where(op(beyond)(x, bound), bound, x)
+
+
+@decomposition("clamp_min", "lt ne bitwise_or where mul to_dtype")
 def _clamp_min(x: Tensor, low: Any) -> Tensor:
     x, low = _binary_operands("clamp_min", x, low)
-    return _where(op("lt")(x, low) | op("ne")(low, low), low, x) if isinstance(low, Tensor) else \
-        _where(op("lt")(x, low), low, x) if low == low else x * math.nan
+    return _bound(x, low, "lt")
 
 
 @decomposition("clamp_max", "gt ne bitwise_or where mul to_dtype")
 def _clamp_max(x: Tensor, high: Any) -> Tensor:
     x, high = _binary_operands("clamp_max", x, high)
-    return _where(op("gt")(x, high) | op("ne")(high, high), high, x) if isinstance(high, Tensor) else \
-        _where(op("gt")(x, high), high, x) if high == high else x * math.nan
+    return _bound(x, high, "gt")
 
 
-@decomposition("clamp", "clamp_min clamp_max to_dtype")
+@decomposition("clamp", "lt gt ne bitwise_or where mul to_dtype")
 def _clamp(x: Tensor, low: Any = None, high: Any = None) -> Tensor:
     dt = result_dtype("clamp", x, low, high)
     x = as_dtype(x, dt)
     if low is not None:
-        x = op("clamp_min")(x, as_dtype(low, dt))
+        x = _bound(x, as_dtype(low, dt), "lt")
     if high is not None:  # after min: a min above max gives max, as PyTorch
-        x = op("clamp_max")(x, as_dtype(high, dt))
+        x = _bound(x, as_dtype(high, dt), "gt")
     return x
 
 

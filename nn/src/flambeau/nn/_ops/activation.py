@@ -339,8 +339,14 @@ def _backward_meta(act: Activation) -> Callable[..., tuple]:
     return meta
 
 
+_HALF = (_dtypes.float16, _dtypes.bfloat16)
+
+
 def _backward_composite(act: Activation) -> Callable[..., Tensor]:
     def composite(grad_output: Tensor, input: Tensor, *params: Any) -> Tensor:
+        dt = input._dtype
+        if dt in _HALF:  # the derivative's several steps in float32, rounded once (as PyTorch's opmath)
+            return (grad_output.to(_dtypes.float32) * act.df(input.to(_dtypes.float32), *params)).to(dt)
         return grad_output * act.df(input, *params)
     return composite
 

@@ -75,7 +75,9 @@ def check_target_values(target: Tensor, c: int, ignore_index: int) -> None:
             return
         bad = (target != ignore_index).logical_and((target < 0).logical_or(target >= c))
         if bool(bad.any()):
-            raise IndexError(f"Target {int(target[bad][0])} is out of bounds.")
+            # the first bad target by nonzero and select (core ops: no mask indexing on any backend)
+            first = int(bad.reshape(-1).nonzero()[0, 0])
+            raise IndexError(f"Target {int(target.reshape(-1)[first])} is out of bounds.")
 
 
 def _loss_shape(input: Tensor, reduction: str) -> tuple:
@@ -122,7 +124,10 @@ def _picked_weights(input: Tensor, target: Tensor, weight: Tensor | None, ignore
     """(safe target, each row's weight with ignored rows at 0)."""
     kept = target != ignore_index
     safe = target.where(kept, target.new_zeros(()))
-    w = flambeau.ones((), dtype=input.dtype, device=input.device) if weight is None else weight[safe]
+    if weight is None:
+        w = flambeau.ones((), dtype=input.dtype, device=input.device)
+    else:  # weight[safe] as a gather (a core op; tensor indexing is not one)
+        w = weight.gather(0, safe.reshape(-1)).reshape(safe.shape)
     return safe, w * kept.to(input.dtype)
 
 

@@ -60,6 +60,9 @@ def embedding_backward(grad: Tensor, indices: Tensor, num_weights: int, padding_
     """The composite: ``grad``'s rows added at their indices (``index_add``, which checks them)."""
     dim = grad.shape[-1]
     flat = indices.reshape(-1)
+    # the kernels' check, before index_add (whose decomposition words it as scatter's RuntimeError)
+    if flat.numel() and (int(flat.amin()) < 0 or int(flat.amax()) >= num_weights):
+        raise IndexError("index out of range in self")
     rows = grad.reshape(-1, dim)
     keep: Any = None
     if padding_idx is not None and padding_idx >= 0:
