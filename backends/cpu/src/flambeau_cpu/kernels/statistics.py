@@ -295,8 +295,9 @@ def count_nonzero(input, dim, out):
 def _dense_span(n: int) -> int:
     """The widest span max - min of n integers that unique counts rather than sorts: counting costs a
     pass over the span's slots (8 bytes each) more than the elements', the radix sort about 3 passes
-    over 12-byte (key, position) pairs, so a span up to twice the count stays well ahead."""
-    return 2 * n + 65536
+    over 12-byte (key, position) pairs, so a span up to twice the count stays well ahead. The 1024
+    slots more keep tiny inputs from walking a wide span (uint8 and int8 always fit)."""
+    return 2 * n + 1024
 
 
 def _unique_flat(input: np.ndarray, return_inverse: bool, return_counts: bool) -> tuple:
