@@ -163,3 +163,13 @@ def test_a_small_cnn_totals_its_layers():
     conv, bn, pool, fc = 8 * 4 * 26 * 26 * 9, 2 * 8 * 4 * 26 * 26, 8 * 4 * 13 * 13 * 4, 8 * 676 * 10
     assert [r.mult_adds for r in s.layers] == [0, conv, bn, 0, pool, 0, fc]
     assert s.total_mult_adds == conv + bn + pool + fc
+
+
+def test_packed_sequences_count_the_steps_they_hold_and_keep_batch_sizes_on_the_cpu():
+    from flambeau.nn.utils.rnn import pack_padded_sequence
+
+    lstm = nn.LSTM(4, 8)
+    packed = pack_padded_sequence(fb.zeros(5, 3, 4), fb.tensor([5, 3, 2]))
+    for device in ("meta", "cpu"):
+        s = summary(lstm, input_data=[packed], device=device)
+        assert s.layers[0].mult_adds == (5 + 3 + 2) * 4 * 8 * (4 + 8)

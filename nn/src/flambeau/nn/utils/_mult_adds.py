@@ -138,6 +138,14 @@ def mult_adds(module: Module, args: tuple, kwargs: dict, output: Any) -> int:
     """Multiply-adds of the call ``module(*args, **kwargs) -> output`` (see the module docstring)."""
     from ..modules import conv, normalization, pooling, rnn, transformer
 
+    # from the inputs' shapes (a recurrent layer's output may be a PackedSequence)
+    if isinstance(module, rnn.RNNBase):
+        return _recurrent(module, args)
+    if isinstance(module, rnn.RNNCellBase):
+        return _cell(module, args)
+    if isinstance(module, transformer.MultiheadAttention):
+        return _attention(module, args, kwargs)
+    # from the output's shape
     result = output[0] if isinstance(output, (tuple, list)) and output and isinstance(output[0], Tensor) else output
     if not isinstance(result, Tensor):
         return 0
@@ -146,12 +154,6 @@ def mult_adds(module: Module, args: tuple, kwargs: dict, output: Any) -> int:
         return linear
     if isinstance(module, conv._ConvNd):
         return _conv(module, args, result)
-    if isinstance(module, rnn.RNNBase):
-        return _recurrent(module, args)
-    if isinstance(module, rnn.RNNCellBase):
-        return _cell(module, args)
-    if isinstance(module, transformer.MultiheadAttention):
-        return _attention(module, args, kwargs)
     if isinstance(module, (normalization._NormBase, normalization.LayerNorm, normalization.GroupNorm,
                            normalization.RMSNorm)):
         return _norm(module, result)

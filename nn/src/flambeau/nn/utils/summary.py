@@ -131,6 +131,13 @@ def _to_device(value: Any, device: Any) -> Any:
         if flambeau.device(device).type == "meta":
             return flambeau.empty(tuple(value.shape), dtype=value.dtype, device=device)
         return value.to(device)
+    from .._packed_sequence import PackedSequence
+
+    if isinstance(value, PackedSequence):  # batch_sizes stays on the CPU, where PyTorch keeps it
+        return PackedSequence(_to_device(value.data, device), value.batch_sizes,
+                              _to_device(value.sorted_indices, device), _to_device(value.unsorted_indices, device))
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple takes its fields one by one
+        return type(value)(*(_to_device(v, device) for v in value))
     if isinstance(value, (list, tuple)):
         return type(value)(_to_device(v, device) for v in value)
     if isinstance(value, dict):
