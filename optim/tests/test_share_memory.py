@@ -47,11 +47,13 @@ def test_a_step_in_another_process_updates_the_shared_sums(fused):
     for p in params:
         p.share_memory_()
     sums = [opt.state[p]["sum"] for p in params]
-    ctx = mp.get_context("fork")
+    # spawn, as Hogwild training does: the tensors travel by their shared-memory handles. (A fork would
+    # also restart OpenBLAS's pool in this process, whose fresh workers spin: test_one_pool counts them.)
+    ctx = mp.get_context("spawn")
     done = ctx.Queue()
     child = ctx.Process(target=_step_in_child, args=(params, sums, done), daemon=True)
     child.start()
-    assert done.get(timeout=60)
+    assert done.get(timeout=240)
     child.join(timeout=60)
     assert child.exitcode == 0
     # one step with gradient 1 adds 1 to every accumulator and moves every parameter by -lr
