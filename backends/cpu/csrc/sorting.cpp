@@ -323,11 +323,22 @@ py::object unique_dense_typed(const py::array& input, std::int64_t* inverse, std
   if (span >= max_span) return py::none();
   std::vector<std::int64_t> slots(static_cast<std::size_t>(span) + 1, 0);
   index_t k = 0;
+  bool raced = false;
   {
     py::gil_scoped_release nogil;
-    for (index_t i = 0; i < n; ++i) ++slots[offset_of(x[i], lo)];
-    for (const std::int64_t c : slots) k += c != 0;
+    // Each slot is checked again: another thread may write the input between the passes.
+    for (index_t i = 0; i < n; ++i) {
+      const std::uint64_t at = offset_of(x[i], lo);
+      if (at > span) {
+        raced = true;
+        break;
+      }
+      ++slots[at];
+    }
+    if (!raced)
+      for (const std::int64_t c : slots) k += c != 0;
   }
+  if (raced) return py::none();  // the sort takes it
   py::array_t<T> values(k);
   py::array_t<std::int64_t> counts(k);
   T* v = values.mutable_data();
@@ -343,7 +354,10 @@ py::object unique_dense_typed(const py::array& input, std::int64_t* inverse, std
     }
     if (inverse) {
       parallel_chunks(n, kParallelChunk, [&](index_t begin, index_t end) {
-        for (index_t i = begin; i < end; ++i) inverse[i] = slots[offset_of(x[i], lo)];
+        for (index_t i = begin; i < end; ++i) {
+          const std::uint64_t at = offset_of(x[i], lo);
+          inverse[i] = at <= span ? slots[at] : -1;  // -1 only for an input written meanwhile
+        }
       });
     }
   }

@@ -89,3 +89,29 @@ def test_unique_dense_ints_checks_its_arrays_first():
     assert (inverse == -7).all()
     values, counts = _C.unique_dense_ints(x, inverse, 10)
     assert values.tolist() == list(range(10)) and counts.tolist() == [1] * 10 and inverse.tolist() == list(range(10))
+
+
+def test_an_input_written_during_the_call_never_indexes_past_the_slots():
+    # Another thread rewrites the input with values far outside the span the first pass found; the
+    # counting pass checks each slot again and hands such a call back to the sort (None).
+    import threading
+
+    x = np.zeros(2_000_000, np.int64)
+    low, high = np.zeros_like(x), np.full_like(x, 10**12)
+    stop = threading.Event()
+
+    def writer():
+        while not stop.is_set():
+            np.copyto(x, high)  # large copies release the GIL
+            np.copyto(x, low)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        inverse = np.empty(x.size, np.int64)
+        for _ in range(30):
+            result = _C.unique_dense_ints(x, inverse, 2 * x.size + 1024)
+            assert result is None or len(result) == 2
+    finally:
+        stop.set()
+        thread.join()
