@@ -5,7 +5,8 @@
 flambeau vs numpy vs PyTorch, interleaved; 1M elements each (a 1000x1000 float32 with values in
 [0.5, 1.5), a random half of them zeroed for ``nonzero``; a random boolean mask of the same shape;
 1M int64 values in [0, 100000) for ``unique``).
-Run: ``python benchmarks/bench_selection.py [--quick]`` (with PyTorch installed to compare).
+Run: ``python benchmarks/bench_selection.py [--quick] [--threads N] [op ...]`` (with PyTorch installed to
+compare; every library gets N threads, 2 by default).
 Reports throughput in Melem/s of input read.
 """
 from __future__ import annotations
@@ -72,5 +73,11 @@ def run(libs: list[Library], quick: bool = False, ops: tuple[str, ...] = OPS) ->
 
 
 if __name__ == "__main__":
+    if "--threads" in sys.argv:  # every library gets N threads (2 by default)
+        import _harness
+
+        at = sys.argv.index("--threads")
+        _harness.THREADS = int(sys.argv[at + 1])
+        del sys.argv[at:at + 2]
     chosen = tuple(a for a in sys.argv[1:] if not a.startswith("--")) or OPS
     print(format_rows(run(load_libraries(), quick="--quick" in sys.argv, ops=chosen)))

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "common.h"
 #include "vecmath.h"
@@ -256,11 +257,174 @@ index_t cross_entropy_backward_rows(const py::array& scales, const py::array& in
   return bad.load();
 }
 
+// -- negative log-likelihood ---------------------------------------------------------------------
+// Forward: one element per row, -w[t] x[r, t] (0 for an ignored row, whatever x holds there), read
+// through the input's strides so that a permuted (N, C) view needs no copy. Backward: the gradient is
+// zero but for -w[t] g_r at each kept row's target, g_r the row's upstream gradient ('none'), the
+// gradient ('sum') or the gradient over the kept rows' total weight ('mean').
+
+// The row's stride and the class stride of a 2-D float array, in elements; false if not aligned to them.
+bool element_strides(const py::array& a, index_t& row, index_t& col) {
+  const index_t item = static_cast<index_t>(a.itemsize());
+  if (!is_aligned(a) || a.strides(0) % item != 0 || a.strides(1) % item != 0) return false;
+  row = a.strides(0) / item;
+  col = a.strides(1) / item;
+  return true;
+}
+
+// Records row r as the first bad one unless an earlier one is.
+inline void note_bad(std::atomic<index_t>& bad, index_t r) {
+  index_t seen = bad.load();
+  while ((seen < 0 || r < seen) && !bad.compare_exchange_weak(seen, r)) {
+  }
+}
+
+template <class T>
+void nll_forward_rows(const T* x, index_t row_stride, index_t col_stride, const std::int64_t* target, const T* w,
+                      T* losses, T* weights, index_t c, std::int64_t ignore_index, index_t begin, index_t end,
+                      std::atomic<index_t>& bad) {
+  for (index_t r = begin; r < end; ++r) {
+    const std::int64_t t = target[r];
+    if (t == ignore_index || t < 0 || t >= c) {
+      if (t != ignore_index) note_bad(bad, r);
+      losses[r] = 0;
+      weights[r] = 0;
+      continue;
+    }
+    const T wt = w ? w[t] : T(1);
+    weights[r] = wt;
+    losses[r] = -wt * x[r * row_stride + t * col_stride];
+  }
+}
+
+// Per-row losses and target weights of the NLL of (N, C) log-probabilities (any strides) and (N,)
+// targets. Returns as cross_entropy_rows.
+index_t nll_loss_rows(const py::array& input, const py::array& target, const py::object& weight,
+                      std::int64_t ignore_index, py::array& losses, py::array& weights) {
+  if (input.ndim() != 2) return -2;
+  const DType dt = dtype_of(input);
+  if (dt != DType::f32 && dt != DType::f64) return -2;
+  const index_t n = input.shape(0), c = input.shape(1);
+  index_t rs, cs;
+  if (!element_strides(input, rs, cs)) return -2;
+  if (!vector_of(target, DType::i64, n) || !vector_of(losses, dt, n) || !vector_of(weights, dt, n)) return -2;
+  py::array w;
+  if (!weight.is_none()) {
+    w = weight.cast<py::array>();
+    if (!vector_of(w, dt, c)) return -2;
+    check_in_bounds(w, "weight", false);
+  }
+  check_in_bounds(input, "input", false);
+  check_in_bounds(target, "target", false);
+  check_in_bounds(losses, "losses", true);
+  check_in_bounds(weights, "weights", true);
+  if (may_overlap(losses, weights) || may_overlap(input, losses) || may_overlap(input, weights)) return -2;
+  const void* xp = input.data();
+  const void* wp = weight.is_none() ? nullptr : w.data();
+  const auto* tp = static_cast<const std::int64_t*>(target.data());
+  void* lp = losses.mutable_data();
+  void* ww = weights.mutable_data();
+  std::atomic<index_t> bad{-1};
+  py::gil_scoped_release nogil;
+  parallel_chunks(n, kParallelChunk, [&](index_t begin, index_t end) {
+    if (dt == DType::f32)
+      nll_forward_rows(static_cast<const float*>(xp), rs, cs, tp, static_cast<const float*>(wp),
+                       static_cast<float*>(lp), static_cast<float*>(ww), c, ignore_index, begin, end, bad);
+    else
+      nll_forward_rows(static_cast<const double*>(xp), rs, cs, tp, static_cast<const double*>(wp),
+                       static_cast<double*>(lp), static_cast<double*>(ww), c, ignore_index, begin, end, bad);
+  });
+  return bad.load();
+}
+
+template <class T>
+void nll_backward_rows(const T* g, bool per_row, double scale, const std::int64_t* target, const T* w, T* out,
+                       index_t c, std::int64_t ignore_index, index_t begin, index_t end, std::atomic<index_t>& bad) {
+  std::fill(out + begin * c, out + end * c, T(0));
+  for (index_t r = begin; r < end; ++r) {
+    const std::int64_t t = target[r];
+    if (t == ignore_index) continue;
+    if (t < 0 || t >= c) {
+      note_bad(bad, r);
+      continue;
+    }
+    const double gr = per_row ? static_cast<double>(g[r]) : static_cast<double>(g[0]) * scale;
+    out[r * c + t] = static_cast<T>(-gr * static_cast<double>(w ? w[t] : T(1)));
+  }
+}
+
+// out = d loss / d input of the NLL for the upstream gradient grad_output ((N,) for reduction 'none',
+// one element otherwise) into C-contiguous (N, C) `out`. Returns as cross_entropy_rows.
+index_t nll_loss_backward_rows(const py::array& grad_output, const std::string& reduction, const py::array& target,
+                               const py::object& weight, std::int64_t ignore_index, py::array& out) {
+  if (reduction != "none" && reduction != "mean" && reduction != "sum") {
+    throw py::value_error("nll_loss_backward_rows: reduction must be 'none', 'mean' or 'sum'");
+  }
+  if (out.ndim() != 2 || !c_contiguous(out) || !is_aligned(out)) return -2;
+  const DType dt = dtype_of(out);
+  if (dt != DType::f32 && dt != DType::f64) return -2;
+  const index_t n = out.shape(0), c = out.shape(1);
+  const bool per_row = reduction == "none";
+  if (dtype_of(grad_output) != dt || !c_contiguous(grad_output) || !is_aligned(grad_output) ||
+      grad_output.size() != (per_row ? n : 1))
+    return -2;
+  if (!vector_of(target, DType::i64, n)) return -2;
+  py::array w;
+  if (!weight.is_none()) {
+    w = weight.cast<py::array>();
+    if (!vector_of(w, dt, c)) return -2;
+    check_in_bounds(w, "weight", false);
+    if (may_overlap(w, out)) return -2;
+  }
+  check_in_bounds(grad_output, "grad_output", false);
+  check_in_bounds(target, "target", false);
+  check_in_bounds(out, "out", true);
+  if (may_overlap(grad_output, out) || may_overlap(target, out)) return -2;
+  const void* gp = grad_output.data();
+  const void* wp = weight.is_none() ? nullptr : w.data();
+  const auto* tp = static_cast<const std::int64_t*>(target.data());
+  void* op = out.mutable_data();
+  std::atomic<index_t> bad{-1};
+  py::gil_scoped_release nogil;
+  double scale = 1.0;
+  if (reduction == "mean") {  // the kept rows' total weight (those out of range are reported below)
+    double total = 0.0;
+    for (index_t r = 0; r < n; ++r) {
+      const std::int64_t t = tp[r];
+      if (t == ignore_index || t < 0 || t >= c) continue;
+      total += wp ? (dt == DType::f32 ? static_cast<double>(static_cast<const float*>(wp)[t])
+                                      : static_cast<const double*>(wp)[t])
+                  : 1.0;
+    }
+    scale = 1.0 / total;  // inf when every row is ignored: no row is written then
+  }
+  parallel_chunks(
+      n, std::max<index_t>(1, kParallelChunk / std::max<index_t>(c, 1)),
+      [&](index_t begin, index_t end) {
+        if (dt == DType::f32)
+          nll_backward_rows(static_cast<const float*>(gp), per_row, scale, tp, static_cast<const float*>(wp),
+                            static_cast<float*>(op), c, ignore_index, begin, end, bad);
+        else
+          nll_backward_rows(static_cast<const double*>(gp), per_row, scale, tp, static_cast<const double*>(wp),
+                            static_cast<double*>(op), c, ignore_index, begin, end, bad);
+      },
+      n * c);
+  return bad.load();
+}
+
 void register_nn_loss(py::module_& m) {
   m.def("cross_entropy_rows", &cross_entropy_rows, py::arg("input"), py::arg("target"), py::arg("weight"),
         py::arg("ignore_index"), py::arg("label_smoothing"), py::arg("losses"), py::arg("weights"),
         "Per-row cross-entropy losses and target weights of (N, C) logits; the first row with an out-of-range "
         "target, -1 if none, -2 (touching nothing) for layouts it does not take.");
+  m.def("nll_loss_rows", &nll_loss_rows, py::arg("input"), py::arg("target"), py::arg("weight"),
+        py::arg("ignore_index"), py::arg("losses"), py::arg("weights"),
+        "Per-row NLL losses and target weights of (N, C) log-probabilities (any strides); the first row with an "
+        "out-of-range target, -1 if none, -2 (touching nothing) for layouts it does not take.");
+  m.def("nll_loss_backward_rows", &nll_loss_backward_rows, py::arg("grad_output"), py::arg("reduction"),
+        py::arg("target"), py::arg("weight"), py::arg("ignore_index"), py::arg("out"),
+        "The gradient of the NLL with respect to (N, C) log-probabilities into C-contiguous out; returns as "
+        "nll_loss_rows.");
   m.def("cross_entropy_backward_rows", &cross_entropy_backward_rows, py::arg("scales"), py::arg("input"),
         py::arg("target"), py::arg("weight"), py::arg("ignore_index"), py::arg("label_smoothing"), py::arg("out"),
         "The gradient of cross-entropy with respect to (N, C) logits for per-row upstream scales; returns as "

@@ -12,6 +12,7 @@
 // is checked here again before any write.
 #include <cmath>
 #include <type_traits>
+#include <vector>
 
 #include "common.h"
 
@@ -285,6 +286,123 @@ void median_rows(const T* x, T* values, std::int64_t* indices, index_t rows, ind
       rows * n);
 }
 
+// -- unique of integers over a dense range ------------------------------------------------------
+
+// The sorted unique values of integers whose span max - min is small next to their count (labels,
+// class ids, token ids: the common case of unique) come from a counting pass instead of a sort: one
+// pass for min and max, one that counts each value, one over the span that lists the values present
+// and numbers them, and, for the inverse, one that looks each element's number up. The result is the
+// sort's exactly (integers have no -0.0 or NaN to tell apart).
+template <class T>
+void dense_min_max(const T* x, index_t n, T& lo, T& hi) {
+  T a = x[0], b = x[0];
+  for (index_t i = 1; i < n; ++i) {
+    a = x[i] < a ? x[i] : a;
+    b = x[i] > b ? x[i] : b;
+  }
+  lo = a;
+  hi = b;
+}
+
+// Unsigned distance from lo: exact for every value of every integer type (two's complement).
+template <class T>
+inline std::uint64_t offset_of(T v, T lo) {
+  return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) - static_cast<std::uint64_t>(static_cast<std::int64_t>(lo));
+}
+
+template <class T>
+py::object unique_dense_typed(const py::array& input, std::int64_t* inverse, std::uint64_t max_span) {
+  const T* x = static_cast<const T*>(input.data());
+  const index_t n = static_cast<index_t>(input.size());
+  T lo, hi;
+  {
+    py::gil_scoped_release nogil;
+    dense_min_max(x, n, lo, hi);
+  }
+  const std::uint64_t span = offset_of(hi, lo);  // the number of slots less one
+  if (span >= max_span) return py::none();
+  std::vector<std::int64_t> slots(static_cast<std::size_t>(span) + 1, 0);
+  index_t k = 0;
+  bool raced = false;
+  {
+    py::gil_scoped_release nogil;
+    // Each slot is checked again: another thread may write the input between the passes.
+    for (index_t i = 0; i < n; ++i) {
+      const std::uint64_t at = offset_of(x[i], lo);
+      if (at > span) {
+        raced = true;
+        break;
+      }
+      ++slots[at];
+    }
+    if (!raced)
+      for (const std::int64_t c : slots) k += c != 0;
+  }
+  if (raced) return py::none();  // the sort takes it
+  py::array_t<T> values(k);
+  py::array_t<std::int64_t> counts(k);
+  T* v = values.mutable_data();
+  std::int64_t* c = counts.mutable_data();
+  {
+    py::gil_scoped_release nogil;
+    index_t j = 0;
+    for (std::uint64_t s = 0; s <= span; ++s) {
+      if (slots[s] == 0) continue;
+      v[j] = static_cast<T>(static_cast<std::uint64_t>(static_cast<std::int64_t>(lo)) + s);
+      c[j] = slots[s];
+      slots[s] = j++;  // from here on: the value's number among the unique ones
+    }
+    if (inverse) {
+      parallel_chunks(n, kParallelChunk, [&](index_t begin, index_t end) {
+        for (index_t i = begin; i < end; ++i) {
+          const std::uint64_t at = offset_of(x[i], lo);
+          inverse[i] = at <= span ? slots[at] : -1;  // -1 only for an input written meanwhile
+        }
+      });
+    }
+  }
+  return py::make_tuple(values, counts);
+}
+
+// (values, counts) of a non-empty 1-D C-contiguous integer array, and its inverse into `inverse`
+// (int64, same length) unless None; None, touching nothing, when max - min >= max_span.
+py::object unique_dense_ints(const py::array& input, const py::object& inverse_obj, std::uint64_t max_span) {
+  const auto dt = input.dtype();
+  const char kind = dt.kind();
+  const auto size = dt.itemsize();
+  if (input.ndim() != 1 || !c_contiguous(input) || !is_aligned(input)) {
+    throw py::value_error("unique_dense_ints: expected a 1-D C-contiguous aligned array");
+  }
+  if (!(kind == 'i' || (kind == 'u' && size < 8))) {
+    throw py::type_error("unique_dense_ints: expected a signed integer array, or an unsigned one narrower than 64 bits");
+  }
+  const index_t n = static_cast<index_t>(input.size());
+  if (n == 0) throw py::value_error("unique_dense_ints: the input must not be empty");
+  check_in_bounds(input, "input", false);
+  std::int64_t* inverse = nullptr;
+  if (!inverse_obj.is_none()) {
+    py::array inv = inverse_obj.cast<py::array>();
+    if (inv.ndim() != 1 || inv.shape(0) != n || dtype_of(inv) != DType::i64 || !c_contiguous(inv) ||
+        !is_aligned(inv)) {
+      throw py::value_error("unique_dense_ints: inverse must be a C-contiguous int64 array of the input's length");
+    }
+    check_in_bounds(inv, "inverse", true);
+    if (may_overlap(input, inv)) throw py::value_error("unique_dense_ints: inverse must not overlap the input");
+    inverse = static_cast<std::int64_t*>(inv.mutable_data());
+  }
+  if (kind == 'u') {
+    if (size == 1) return unique_dense_typed<std::uint8_t>(input, inverse, max_span);
+    if (size == 2) return unique_dense_typed<std::uint16_t>(input, inverse, max_span);
+    return unique_dense_typed<std::uint32_t>(input, inverse, max_span);
+  }
+  switch (size) {
+    case 1: return unique_dense_typed<std::int8_t>(input, inverse, max_span);
+    case 2: return unique_dense_typed<std::int16_t>(input, inverse, max_span);
+    case 4: return unique_dense_typed<std::int32_t>(input, inverse, max_span);
+    default: return unique_dense_typed<std::int64_t>(input, inverse, max_span);
+  }
+}
+
 // -- entry points -----------------------------------------------------------------------------------
 
 void check_rows(const char* name, const py::array& input, const py::array& values, const py::array& indices,
@@ -389,6 +507,9 @@ void register_sorting(py::module_& m) {
   m.def("sort_lastdim", &sort_lastdim, py::arg("input"), py::arg("values"), py::arg("indices"),
         py::arg("descending"), py::arg("n"),
         "Stable sort of each row (last dim, length n) of a C-contiguous array into values and int64 indices.");
+  m.def("unique_dense_ints", &unique_dense_ints, py::arg("input"), py::arg("inverse"), py::arg("max_span"),
+        "(sorted unique values, counts) of a non-empty 1-D integer array by counting, and the inverse into "
+        "`inverse` (int64) unless None; None, touching nothing, when max - min >= max_span.");
   m.def("topk_lastdim", &topk_lastdim, py::arg("input"), py::arg("values"), py::arg("indices"), py::arg("k"),
         py::arg("largest"), py::arg("n"),
         "The k largest (or smallest) of each row, best first, ties by position, into values and indices.");

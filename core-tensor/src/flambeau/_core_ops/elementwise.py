@@ -228,6 +228,16 @@ def _bitwise_not_meta(input: Tensor) -> tuple:
 
 
 def _clamp_meta(input: Tensor, min: Any = None, max: Any = None) -> tuple:
+    # The fast path (as _binary_meta's): a floating tensor with float bounds keeps its shape and
+    # dtype; only the narrower float types check that the bounds fit. The general path below took
+    # about two thirds of a 1-element clamp's time, a sixth of a 1M-element one's.
+    dt = input._dtype
+    if dt._category == _dtypes._FLOAT and (min is None or type(min) is float) and (
+            max is None or type(max) is float) and (min is not None or max is not None):
+        if dt.itemsize < 8:
+            checked_scalar(min, dt)
+            checked_scalar(max, dt)
+        return input._data.shape, dt
     if min is None and max is None:
         raise RuntimeError("flambeau.clamp: At least one of 'min' or 'max' must not be None")
     if input._dtype.is_complex:

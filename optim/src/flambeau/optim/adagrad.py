@@ -99,7 +99,15 @@ class Adagrad(Optimizer):
                 self._init_state(self.state[p], p, group, _INIT)
 
     def share_memory(self) -> None:
-        """No-op on flambeau's CPU storage (kept for PyTorch compatibility)."""
+        """Move each parameter's accumulator (``state["sum"]``) to shared memory, in place.
+
+        As in PyTorch, for Hogwild-style training with :mod:`flambeau.multiprocessing`: after this
+        call the sums cross process boundaries without a copy, and every process that steps the
+        optimizer updates the same accumulators. The ``step`` counters stay per process.
+        """
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["sum"].share_memory_()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step.

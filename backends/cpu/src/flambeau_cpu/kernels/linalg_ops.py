@@ -13,19 +13,32 @@ import numpy as np
 
 from flambeau.linalg import LinAlgError
 
+from .. import _threads
 from ._quiet import quiet_all
 
 
 class _Lazy:
-    """A scipy module imported at first use (not at ``import flambeau``)."""
+    """A scipy module imported at first use (not at ``import flambeau``).
+
+    Importing scipy.linalg loads scipy's own OpenBLAS, with a pthreads pool of its own: its LAPACK
+    calls (getrf behind lu_factor and solve, potrf, ...) would run their parallel jobs there and
+    leave its workers spinning against the kernels' OpenMP team. So the first use hands that
+    OpenBLAS the one pool too, as the BLAS kernels do when they load scipy's gemm.
+    """
 
     def __init__(self, name: str) -> None:
         self._name = name
+        self._module: Any = None
 
     def __getattr__(self, attr: str) -> Any:
-        import importlib
+        module = self._module
+        if module is None:
+            import importlib
 
-        return getattr(importlib.import_module(self._name), attr)
+            module = importlib.import_module(self._name)
+            _threads.share_new_pools()
+            self._module = module
+        return getattr(module, attr)
 
 
 sla = _Lazy("scipy.linalg")

@@ -4,9 +4,10 @@ backward ops.
 The backend never imports flambeau-nn: these kernels stay unused unless it declares the ops.
 Cross-entropy over C-contiguous float32/float64 (N, C) logits runs the fused C++ row loops
 (``flambeau_cpu._C.cross_entropy_rows`` / ``cross_entropy_backward_rows``: log-softmax and the
-NLL in one pass, the gradient in one more, without storing the softmax); anything else, and the
-NLL (which reads one element per row), runs the numpy code here. float16/bfloat16 compute in
-float32. The op's meta function has checked every argument, the targets' values included; the C++
+NLL in one pass, the gradient in one more, without storing the softmax). The NLL over float32/float64
+runs C++ row loops too (``nll_loss_rows``, reading one element per row through the input's strides,
+and ``nll_loss_backward_rows``, writing the zeros and one element per row in one threaded pass).
+Anything else runs the numpy code here; float16/bfloat16 compute in float32. The op's meta function has checked every argument, the targets' values included; the C++
 loops check the targets again in the pass that reads them.
 """
 from __future__ import annotations
@@ -20,6 +21,8 @@ from ._quiet import quiet_all
 
 _ce_rows = getattr(_C, "cross_entropy_rows", None)
 _ce_backward_rows = getattr(_C, "cross_entropy_backward_rows", None)
+_nll_rows = getattr(_C, "nll_loss_rows", None)
+_nll_backward_rows = getattr(_C, "nll_loss_backward_rows", None)
 
 _F32_64 = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -60,6 +63,15 @@ def _row_scales(grad_output: np.ndarray, weights: np.ndarray, reduction: str, n:
 
 
 def nn_nll_loss(input, target, weight, reduction, ignore_index, out):
+    if _nll_rows is not None and input.dtype in _F32_64:
+        n = len(target)
+        losses, weights = np.empty(n, dtype=input.dtype), np.empty(n, dtype=input.dtype)
+        bad = _nll_rows(input, target, weight, int(ignore_index), losses, weights)
+        if bad >= 0:
+            raise _out_of_bounds(target, bad)
+        if bad == -1:
+            _reduce_into(out, losses, weights, reduction)
+            return
     work = _work_dtype(input.dtype)
     safe, w = _picked(target, weight, ignore_index, work)
     picked = input[np.arange(len(target)), safe].astype(work, copy=False)
@@ -67,6 +79,13 @@ def nn_nll_loss(input, target, weight, reduction, ignore_index, out):
 
 
 def nn_nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, out):
+    if _nll_backward_rows is not None and input.dtype in _F32_64:
+        g = np.ascontiguousarray(grad_output, dtype=input.dtype)
+        bad = _nll_backward_rows(g, reduction, target, weight, int(ignore_index), out)
+        if bad >= 0:
+            raise _out_of_bounds(target, bad)
+        if bad == -1:
+            return
     work = _work_dtype(input.dtype)
     safe, w = _picked(target, weight, ignore_index, work)
     scales = _row_scales(grad_output, w, reduction, len(target), work)

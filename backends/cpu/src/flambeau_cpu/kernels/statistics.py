@@ -14,6 +14,8 @@ from flambeau.ops.sizes import allocation_error, checked_nbytes
 from ._quiet import quiet_all
 from .sorting import _C, _NATIVE_SORT, _run_lastdim, _sort_lastdim
 
+_unique_dense = getattr(_C, "unique_dense_ints", None)
+
 _median_lastdim = getattr(_C, "median_lastdim", None)
 _logsumexp_lastdim = getattr(_C, "logsumexp_lastdim", None)
 
@@ -290,9 +292,24 @@ def count_nonzero(input, dim, out):
 
 # -- unique, bincount, histc -----------------------------------------------------------
 
+def _dense_span(n: int) -> int:
+    """The widest span max - min of n integers that unique counts rather than sorts: counting costs a
+    pass over the span's slots (8 bytes each) more than the elements', the radix sort about 3 passes
+    over 12-byte (key, position) pairs, so a span up to twice the count stays well ahead. The 1024
+    slots more keep tiny inputs from walking a wide span (uint8 and int8 always fit)."""
+    return 2 * n + 1024
+
+
 def _unique_flat(input: np.ndarray, return_inverse: bool, return_counts: bool) -> tuple:
     flat = np.ascontiguousarray(input.reshape(-1))
     n = flat.size
+    if n and _unique_dense is not None and (flat.dtype.kind == "i" or (flat.dtype.kind == "u" and flat.dtype.itemsize < 8)):
+        # Integers over a dense range (labels, class ids: 1M int64 in [0, 1e5)) are counted, not sorted.
+        inverse = np.empty(n, np.int64) if return_inverse else None
+        dense = _unique_dense(flat, inverse, _dense_span(n))
+        if dense is not None:
+            values, counts = dense
+            return values, None if inverse is None else inverse.reshape(input.shape), counts
     if n == 0 or (input.dtype in _NATIVE_SORT and _sort_lastdim is not None and n < 2**32):
         # The C++ stable sort (a radix sort on long rows: 1M int64 in [0, 1e5) 7 ms against numpy's
         # 58) gives the values in order and where each came from, which is all the inverse needs.

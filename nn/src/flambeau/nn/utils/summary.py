@@ -7,7 +7,6 @@ Forward hooks on every module record what each call returned.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -15,6 +14,7 @@ import flambeau
 from flambeau import Tensor
 
 from ..modules.module import Module
+from ._mult_adds import mult_adds
 
 __all__ = ["summary", "ModelSummary", "LayerInfo"]
 
@@ -108,23 +108,6 @@ def _shape_of(value: Any) -> Any:
     return None
 
 
-def _mult_adds(module: Module, output: Any) -> int:
-    """Multiply-adds of one call, from the output's shape and the module's parameters' shapes.
-
-    Known: ``Linear`` (and ``LazyLinear``): in * out per output row; ``Bilinear``: in1 * in2 * out per
-    output row. Every other layer counts 0 (the table shows ``--``)."""
-    from ..modules.linear import Bilinear, Linear
-
-    if not isinstance(output, Tensor) or output.ndim == 0:
-        return 0
-    rows = math.prod(output.shape[:-1])
-    if isinstance(module, Linear):
-        return rows * module.in_features * module.out_features
-    if isinstance(module, Bilinear):
-        return rows * module.in1_features * module.in2_features * module.out_features
-    return 0
-
-
 def _meta_inputs(input_size: Any, dtypes: Sequence[Any] | None, device: Any) -> list[Tensor]:
     if input_size and all(isinstance(s, int) for s in input_size):
         sizes = [tuple(input_size)]
@@ -148,6 +131,13 @@ def _to_device(value: Any, device: Any) -> Any:
         if flambeau.device(device).type == "meta":
             return flambeau.empty(tuple(value.shape), dtype=value.dtype, device=device)
         return value.to(device)
+    from .._packed_sequence import PackedSequence
+
+    if isinstance(value, PackedSequence):  # batch_sizes stays on the CPU, where PyTorch keeps it
+        return PackedSequence(_to_device(value.data, device), value.batch_sizes,
+                              _to_device(value.sorted_indices, device), _to_device(value.unsorted_indices, device))
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple takes its fields one by one
+        return type(value)(*(_to_device(v, device) for v in value))
     if isinstance(value, (list, tuple)):
         return type(value)(_to_device(v, device) for v in value)
     if isinstance(value, dict):
@@ -196,9 +186,11 @@ def summary(model: Module, input_size: Any = None, *, input_data: Any = None, dt
         dtypes: the inputs' dtypes for ``input_size`` (default: the default dtype).
         device: where to run (default ``"meta"``).
 
-    Multiply-adds are counted for ``Linear`` (in * out per output row) and ``Bilinear``
-    (in1 * in2 * out per row); every other layer counts 0 and shows ``--``. The forward pass size is the
-    bytes of the outputs of the leaf modules (those without children).
+    Multiply-adds are counted from each call's shapes for linear and bilinear layers, convolutions
+    (transposed and grouped too), recurrent layers and cells, multi-head attention, normalisation and
+    pooling layers (the conventions are in ``flambeau.nn.utils._mult_adds``); every other layer counts
+    0 and shows ``--``. The forward pass size is the bytes of the outputs of the leaf modules (those
+    without children).
 
     Returns:
         A :class:`ModelSummary`; ``print()`` it for the table.
@@ -219,7 +211,7 @@ def summary(model: Module, input_size: Any = None, *, input_data: Any = None, dt
     stack: list[LayerInfo] = []
     handles = []
 
-    def pre_hook(module: Module, inputs: Any) -> None:
+    def pre_hook(module: Module, inputs: Any, kwargs: dict) -> None:
         name = names.get(id(module), type(module).__name__)
         depth = len(stack)
         parent = id(stack[-1]) if stack else 0
@@ -232,17 +224,17 @@ def summary(model: Module, input_size: Any = None, *, input_data: Any = None, dt
         result.layers.append(info)
         stack.append(info)
 
-    def post_hook(module: Module, inputs: Any, output: Any) -> None:
+    def post_hook(module: Module, inputs: Any, kwargs: dict, output: Any) -> None:
         info = stack.pop()
         info.output_shape = _shape_of(output)
         info.output_bytes = sum(t.numel() * t.element_size() for t in _outputs(output))
-        info.mult_adds = _mult_adds(module, output)
+        info.mult_adds = mult_adds(module, inputs, kwargs, output)
 
     saved = _swap_to_meta(model) if flambeau.device(device).type == "meta" else []
     try:
         for module in model.modules():
-            handles.append(module.register_forward_pre_hook(pre_hook))
-            handles.append(module.register_forward_hook(post_hook, always_call=True))
+            handles.append(module.register_forward_pre_hook(pre_hook, with_kwargs=True))
+            handles.append(module.register_forward_hook(post_hook, with_kwargs=True, always_call=True))
         with flambeau.no_grad():
             model(*args)
     finally:
