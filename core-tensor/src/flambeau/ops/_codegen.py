@@ -32,18 +32,16 @@ _NAME = "_op"
 
 
 
-def _seed() -> dict[str, CodeType]:
+def _seed() -> tuple[dict[str, CodeType], dict[tuple, str]]:
     """The templates of core-tensor's own ops, compiled when the package was installed (see
-    :mod:`._templates`); any other source is compiled at its first use in the process."""
+    :mod:`._templates`), and their sources by render key; any other source is rendered and
+    compiled at its first use in the process."""
     try:
-        from ._templates import TEMPLATES
+        from ._templates import RENDERED, TEMPLATES
     except ImportError:  # a source tree mid-regeneration: everything compiles, correctly, more slowly
-        return {}
-    return dict(TEMPLATES)
-
-
-#: source text -> the code object of the function it defines
-_TEMPLATES: dict[str, CodeType] = _seed()
+        return {}, {}
+    sources = list(TEMPLATES)
+    return dict(TEMPLATES), {key: sources[i] for key, i in RENDERED.items()}
 
 
 def _compile_one(source: str) -> CodeType:
@@ -158,7 +156,9 @@ def _render_key(decl: OpDecl, inplace: bool) -> tuple:
             decl.differentiable, decl.composite is not None, decl.elementwise, decl.name == CONJ_OP)
 
 
-_SOURCES: dict[tuple, str] = {}
+_TEMPLATES: dict[str, CodeType]  # source text -> the code object of the function it defines
+_SOURCES: dict[tuple, str]  # render key -> source text
+_TEMPLATES, _SOURCES = _seed()
 
 
 def number_first(op: OpDecl, fn: Callable[..., Any], first: Any, second: Any, *rest: Any, **kwargs: Any) -> Any:
