@@ -6,14 +6,13 @@ runs the graph. The semantics are PyTorch's ("Autograd mechanics").
 """
 from __future__ import annotations
 
-from . import functional, graph
+from . import graph
 from ._api import backward, grad
 from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .formula import Formula, formula
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
     "backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "gradgradcheck",
@@ -21,3 +20,25 @@ __all__ = [
     "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "Formula", "formula",
 ]
+
+
+#: Loaded at first use, not by ``import flambeau`` (which loads this package as its autograd
+#: plugin): whole-function derivatives and the gradient checks are tools a program may never call.
+_LAZY = {"functional": ("functional", None), "GradcheckError": ("gradcheck", "GradcheckError"),
+         "gradcheck": ("gradcheck", "gradcheck"), "gradgradcheck": ("gradcheck", "gradgradcheck")}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module_name, attr = _LAZY[name]
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
