@@ -13,6 +13,7 @@ from .formula import Formula, formula
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
     "backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "gradgradcheck",
@@ -23,22 +24,16 @@ __all__ = [
 
 
 #: Loaded at first use, not by ``import flambeau`` (which loads this package as its autograd
-#: plugin): whole-function derivatives and the gradient checks are tools a program may never call.
-_LAZY = {"functional": ("functional", None), "GradcheckError": ("gradcheck", "GradcheckError"),
-         "gradcheck": ("gradcheck", "gradcheck"), "gradgradcheck": ("gradcheck", "gradgradcheck")}
-
-
+#: plugin): whole-function derivatives are a tool a program may never call. (``gradcheck`` stays
+#: eager: its function shadows its module, which a first ``import flambeau.autograd.gradcheck``
+#: would otherwise leave in its place.)
 def __getattr__(name: str) -> object:
-    if name not in _LAZY:
+    if name != "functional":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+    import importlib  # not `from . import`: its hasattr check would call this function again
 
-    module_name, attr = _LAZY[name]
-    module = importlib.import_module(f"{__name__}.{module_name}")
-    value = module if attr is None else getattr(module, attr)
-    globals()[name] = value
-    return value
+    return importlib.import_module(f"{__name__}.functional")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | {"functional"})
