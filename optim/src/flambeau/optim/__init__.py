@@ -39,13 +39,11 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
 
-    module = importlib.import_module(f"{__name__}.{_LAZY[name][0]}")
-    # Every name from that module at once: importing it set the package's attribute of its name
-    # to the module, which the function of the same name (``gradcheck``) must replace.
-    for lazy, (module_name, attr) in _LAZY.items():
-        if module_name == _LAZY[name][0]:
-            globals()[lazy] = module if attr is None else getattr(module, attr)
-    return globals()[name]
+    module_name, attr = _LAZY[name]
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
