@@ -60,7 +60,7 @@ def test_each_op_has_the_code_a_compile_of_its_own_source_gives(name, fn):
     # compile merges equal constants, such as the op name 'view' and the mode 'view'.)
     module = compile(_with_real_names(fn), "<x>", "exec", dont_inherit=True)
     own = next(c for c in module.co_consts if inspect.iscode(c))
-    code = fn.__code__
+    code = _codegen.compiled(fn).__code__  # other packages' ops compile at their first call
     assert [(i.opname, i.argval) for i in dis.get_instructions(code)] == \
         [(i.opname, i.argval) for i in dis.get_instructions(own)]
     assert len(code.co_code) == len(own.co_code)
@@ -128,20 +128,62 @@ def test_same_shaped_ops_share_one_compile(monkeypatch):
     assert len(calls) <= 1 and f(x=1, y=2) == 4 and g(p=3, q=1) == 7 and f.__code__ is not g.__code__
 
 
-def test_import_compiles_no_core_op_and_writes_nothing(tmp_path):
-    # With bytecode writing off (tox, CI, read-only installs) nothing is compiled for core-tensor's ops,
-    # and nothing is written next to the package.
+def test_import_compiles_no_op_and_writes_nothing(tmp_path):
+    # With bytecode writing off (tox, CI, read-only installs) `import flambeau` compiles no generated
+    # function (core-tensor's are precompiled, other packages' ops and the backend's kernel wrappers
+    # compile at their first call), and nothing is written next to the package. compile() is
+    # watched from before flambeau's first module is imported.
     pkg = os.path.dirname(fb.__file__)
     before = {os.path.join(d, f) for d, _, files in os.walk(pkg) for f in files}
-    code = ("import sys; from flambeau.ops import _codegen; n = []; real = _codegen._compile_one; "
-            "_codegen._compile_one = lambda s: n.append(s) or real(s); import flambeau; "
-            "from flambeau.ops._registry import FUNCTIONS; "
-            "print(sum(1 for f in FUNCTIONS.values() if f._source in n and f._op.provider == 'flambeau-core-tensor'))")
+    code = ("import builtins, sys; n = []; real = builtins.compile\n"
+            "def watch(source, filename, *a, **k):\n"
+            "    n.append(filename); return real(source, filename, *a, **k)\n"
+            "builtins.compile = watch; import flambeau as fb; builtins.compile = real\n"
+            "from flambeau.ops._registry import FUNCTIONS\n"
+            "print(n.count('<generated>'), len(FUNCTIONS), (fb.ones(2) + 1).tolist())")
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    assert out.stdout.strip().splitlines()[-1] == "0"
+    compiles, n_functions, result = out.stdout.strip().splitlines()[-1].split(" ", 2)
+    assert (compiles, result) == ("0", "[2.0, 2.0]") and int(n_functions) > 400
     after = {os.path.join(d, f) for d, _, files in os.walk(pkg) for f in files}
     assert after - before == set()
+
+
+def test_a_source_not_precompiled_compiles_at_the_first_call(monkeypatch):
+    calls = []
+    real = _codegen._compile_one
+    monkeypatch.setattr(_codegen, "_compile_one", lambda source: calls.append(source) or real(source))
+    source = "def _op(_a0, *, _a1):\n    return ('_a0', _a0 * 3 + _a1)\n"
+    namespace: dict = {}
+    f = _codegen.instantiate(source, {"_a0": "x", "_a1": "y", "_op": "f"}, namespace, None, {"y": 1}, "<f>")
+    assert calls == [] and f.__code__.co_varnames == ("args", "kwargs") and f.__name__ == "f"
+    assert _codegen._DEFERRED in namespace
+    assert f(2) == ("x", 7) and f(x=1, y=0) == ("x", 3)
+    assert calls == [source] and _codegen._DEFERRED not in namespace
+    assert f.__code__.co_varnames == ("x", "y") and f.__code__.co_name == "f" and f.__code__.co_filename == "<f>"
+    assert str(inspect.signature(f)) == "(x, *, y=1)"
+    # Another function of the same source reuses the compile, and `compiled` gives the real code at once.
+    g = _codegen.compiled(_codegen.instantiate(source, {"_a0": "p", "_a1": "q", "_op": "g"}, {}, None, {"q": 0}))
+    assert g.__code__.co_varnames == ("p", "q") and g(p=1) == ("p", 3) and calls == [source]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        f(1, z=2)
+
+
+def test_deferred_op_functions_show_their_signature_before_the_first_call():
+    from flambeau.ops._decl import OpDecl
+
+    def meta(a, b, input, c, d=0.0, e=1, f=2):
+        return [(input.shape, input.dtype)]
+
+    signature = "(a, b, input: Tensor, c, *, d=0.0, e=1, f=2)"  # a shape no other op has
+    decl = OpDecl("_test_deferred_sig", signature, meta,
+                  composite=lambda a, b, input, c, d=0.0, e=1, f=2: input * a + d)
+    assert _codegen.render(decl) not in _codegen._TEMPLATES
+    fn = _codegen.build(decl)
+    assert fn.__code__.co_varnames == ("args", "kwargs")  # deferred
+    assert str(inspect.signature(fn)) == "(a, b, input, c, *, d=0.0, e=1, f=2, out=None)"
+    assert fn(2.0, None, fb.ones(2), None, d=1.0).tolist() == [3.0, 3.0]
+    assert fn.__code__.co_varnames[:7] == ("a", "b", "input", "c", "d", "e", "f")
 
 
 # -- signatures parsed without compile ----------------------------------------------------------

@@ -70,3 +70,17 @@ def test_import_leaves_heavy_stdlib_modules_alone():
             "'json', 'tempfile', 'zipfile') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_import_leaves_ml_dtypes_and_optional_submodules_for_first_use():
+    # ml_dtypes (~10 ms, bfloat16 only), optim's schedulers and weight averaging, LBFGS and
+    # autograd.functional were imported by every `import flambeau` (the CPU backend's half-precision
+    # wrapper; the optim and autograd plugins' packages); each loads at its first use.
+    lazy = ("ml_dtypes", "flambeau.optim.lr_scheduler", "flambeau.optim.swa_utils", "flambeau.optim.lbfgs",
+            "flambeau.autograd.functional")
+    code = (f"import sys; import flambeau as fb; print(sorted(m for m in {lazy!r} if m in sys.modules)); "
+            "x = fb.ones(3, dtype=fb.bfloat16); print('ml_dtypes' in sys.modules, x.sum().item())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded, used = out.stdout.strip().splitlines()[-2:]
+    assert loaded == "[]"
+    assert used == "True 3.0"

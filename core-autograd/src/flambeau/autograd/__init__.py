@@ -6,7 +6,7 @@ runs the graph. The semantics are PyTorch's ("Autograd mechanics").
 """
 from __future__ import annotations
 
-from . import functional, graph
+from . import graph
 from ._api import backward, grad
 from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .formula import Formula, formula
@@ -21,3 +21,19 @@ __all__ = [
     "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "Formula", "formula",
 ]
+
+
+#: Loaded at first use, not by ``import flambeau`` (which loads this package as its autograd
+#: plugin): whole-function derivatives are a tool a program may never call. (``gradcheck`` stays
+#: eager: its function shadows its module, which a first ``import flambeau.autograd.gradcheck``
+#: would otherwise leave in its place.)
+def __getattr__(name: str) -> object:
+    if name != "functional":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib  # not `from . import`: its hasattr check would call this function again
+
+    return importlib.import_module(f"{__name__}.functional")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"functional"})

@@ -32,18 +32,16 @@ _NAME = "_op"
 
 
 
-def _seed() -> dict[str, CodeType]:
+def _seed() -> tuple[dict[str, CodeType], dict[tuple, str]]:
     """The templates of core-tensor's own ops, compiled when the package was installed (see
-    :mod:`._templates`); any other source is compiled at its first use in the process."""
+    :mod:`._templates`), and their sources by render key; any other source is rendered and
+    compiled at its first use in the process."""
     try:
-        from ._templates import TEMPLATES
+        from ._templates import RENDERED, TEMPLATES
     except ImportError:  # a source tree mid-regeneration: everything compiles, correctly, more slowly
-        return {}
-    return dict(TEMPLATES)
-
-
-#: source text -> the code object of the function it defines
-_TEMPLATES: dict[str, CodeType] = _seed()
+        return {}, {}
+    sources = list(TEMPLATES)
+    return dict(TEMPLATES), {key: sources[i] for key, i in RENDERED.items()}
 
 
 def _compile_one(source: str) -> CodeType:
@@ -94,6 +92,11 @@ def instantiate(source: str, names: dict[str, str], namespace: dict[str, Any], d
     in messages, keyword names of calls). ``source`` defines one function, called ``_op``, with
     no nested function or comprehension; it is compiled once per process, whatever the names.
 
+    A source that is not precompiled (:mod:`._templates`) is compiled at the function's first
+    call, not now (see :class:`_Deferred`): ``namespace`` must then be the function's own, not
+    shared with another function, and until that call the function's ``__code__`` is a stand-in
+    taking ``(*args, **kwargs)`` (:func:`compiled` gives the real one).
+
     Args:
         source: the text of one ``def _op(...)``, its parameters placeholders.
         names: placeholder -> real name, ``"_op"`` included.
@@ -102,16 +105,72 @@ def instantiate(source: str, names: dict[str, str], namespace: dict[str, Any], d
         filename: its ``co_filename`` (shown in tracebacks).
     """
     code = _TEMPLATES.get(source)
-    if code is None:
-        code = _TEMPLATES[source] = _compile_one(source)
     name = names.get(_NAME, _NAME)
-    code = code.replace(
+    if code is None:
+        if _DEFERRED in namespace:  # shared with another deferred function: compile now
+            code = _TEMPLATES[source] = _compile_one(source)
+        else:
+            stand_in = _STAND_IN.replace(co_name=name, co_qualname=name, co_filename=filename)
+            fn = FunctionType(stand_in, namespace, name, defaults)
+            fn.__kwdefaults__ = kwdefaults
+            namespace[_DEFERRED] = _Deferred(fn, source, names, name, filename)
+            return fn
+    fn = FunctionType(_named(code, names, name, filename), namespace, name, defaults)
+    fn.__kwdefaults__ = kwdefaults
+    return fn
+
+
+def _named(code: CodeType, names: dict[str, str], name: str, filename: str) -> CodeType:
+    """A template's code with its placeholders given their real names (see :func:`instantiate`)."""
+    return code.replace(
         co_name=name, co_qualname=name, co_filename=filename, co_firstlineno=1,
         co_varnames=tuple([names.get(v, v) for v in code.co_varnames]),
         co_consts=tuple([_renamed(c, names) for c in code.co_consts]),
     )
-    fn = FunctionType(code, namespace, name, defaults)
-    fn.__kwdefaults__ = kwdefaults
+
+
+#: The global through which a deferred function's stand-in reaches its :class:`_Deferred`.
+_DEFERRED = "_deferred_compile"
+_STAND_IN = next(c for c in compile(f"def _op(*args, **kwargs):\n    return {_DEFERRED}(args, kwargs)\n",
+                                    "<deferred>", "exec", dont_inherit=True).co_consts if isinstance(c, CodeType))
+
+
+class _Deferred:
+    """Compiles a function's source at its first call and puts the code in place.
+
+    Other packages' ops (optim's, nn's...) and the CPU backend's kernel wrappers are not in
+    :mod:`._templates`: compiling their ~25 (~55 with nn and distributions) distinct sources at
+    every import cost 10-30 ms of it, for functions a program mostly never calls. The function
+    object is created at once (it goes into the registry, the namespaces and the kernel tables)
+    with a stand-in code; its first call compiles the source, sets ``__code__`` (the globals,
+    defaults and attributes stay), and calls it. From then on the function is exactly what an
+    eager :func:`instantiate` makes. Two threads making the first call at once compile twice,
+    harmlessly.
+    """
+
+    __slots__ = ("fn", "source", "names", "name", "filename")
+
+    def __init__(self, fn: FunctionType, source: str, names: dict[str, str], name: str, filename: str) -> None:
+        self.fn, self.source, self.names, self.name, self.filename = fn, source, names, name, filename
+
+    def compile(self) -> None:
+        code = _TEMPLATES.get(self.source)
+        if code is None:
+            code = _TEMPLATES[self.source] = _compile_one(self.source)
+        self.fn.__code__ = _named(code, self.names, self.name, self.filename)
+        self.fn.__globals__.pop(_DEFERRED, None)
+
+    def __call__(self, args: tuple, kwargs: dict[str, Any]) -> Any:
+        if self.fn.__globals__.get(_DEFERRED) is self:
+            self.compile()
+        return self.fn(*args, **kwargs)
+
+
+def compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with its real code in place (compiled now if :func:`instantiate` deferred it)."""
+    deferred = getattr(fn, "__globals__", {}).get(_DEFERRED)
+    if isinstance(deferred, _Deferred) and deferred.fn is fn:
+        deferred.compile()
     return fn
 
 
@@ -141,6 +200,8 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     if decl.returns_out and not inplace:
         kwdefaults["out"] = None
     fn = instantiate(source, names, namespace, defaults, kwdefaults or None, f"<flambeau op {name}>")
+    if _DEFERRED in namespace:  # compiled at its first call: its signature meanwhile, for inspect and help()
+        fn.__signature__ = _signature(decl, inplace)  # type: ignore[attr-defined]
     namespace["_SELF"] = fn  # number_first ops call themselves again with the number made a tensor
     namespace["_SELF_ARGS"] = _by_position(decl, fn, inplace)  # and conjugated inputs, resolved
     fn.__doc__ = decl.doc or None
@@ -148,6 +209,14 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     fn._op = decl  # type: ignore[attr-defined]
     fn._source = source  # type: ignore[attr-defined]
     return fn
+
+
+def _signature(decl: OpDecl, inplace: bool) -> inspect.Signature:
+    """The signature of ``decl``'s function as its code has it: no annotations, ``out`` added."""
+    params = [p.replace(annotation=p.empty) for p in decl.parameters]
+    if decl.returns_out and not inplace:
+        params.append(inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
+    return inspect.Signature(params)
 
 
 def _render_key(decl: OpDecl, inplace: bool) -> tuple:
@@ -158,7 +227,9 @@ def _render_key(decl: OpDecl, inplace: bool) -> tuple:
             decl.differentiable, decl.composite is not None, decl.elementwise, decl.name == CONJ_OP)
 
 
-_SOURCES: dict[tuple, str] = {}
+_TEMPLATES: dict[str, CodeType]  # source text -> the code object of the function it defines
+_SOURCES: dict[tuple, str]  # render key -> source text
+_TEMPLATES, _SOURCES = _seed()
 
 
 def number_first(op: OpDecl, fn: Callable[..., Any], first: Any, second: Any, *rest: Any, **kwargs: Any) -> Any:

@@ -6,7 +6,6 @@ with its update rule in the module docstring; learning-rate schedules are in
 """
 from __future__ import annotations
 
-from . import lr_scheduler, swa_utils  # noqa: F401
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
@@ -14,7 +13,6 @@ from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
-from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -29,3 +27,24 @@ __all__ = [
     "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "NAdam",
     "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "swa_utils",
 ]
+
+
+#: Loaded at first use, not by ``import flambeau`` (which imports this package for its op
+#: plugin): the schedulers and weight averaging are ~60 kB of source a program may never touch.
+_LAZY = {"lr_scheduler": ("lr_scheduler", None), "swa_utils": ("swa_utils", None), "LBFGS": ("lbfgs", "LBFGS")}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module_name, attr = _LAZY[name]
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -18,13 +18,7 @@ import numpy as np
 
 from ._signature_wrap import with_signature
 
-try:
-    from ml_dtypes import bfloat16 as _bfloat16
-
-    _HALF = frozenset((np.dtype(np.float16), np.dtype(_bfloat16)))
-except ImportError:  # pragma: no cover - ml_dtypes comes with core-tensor
-    _HALF = frozenset((np.dtype(np.float16),))
-
+_F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 _ndarray = np.ndarray
 
@@ -39,17 +33,22 @@ ACCUMULATING_OPS = (
 
 
 def is_half(dtype: np.dtype) -> bool:
-    """Whether ``dtype`` is float16 or bfloat16."""
-    return dtype in _HALF
+    """Whether ``dtype`` is float16 or bfloat16.
+
+    bfloat16 (ml_dtypes' type) is known by its name: importing ml_dtypes to compare with it would
+    put its ~10 ms on every ``import flambeau``, and an array of it exists only once it is imported.
+    """
+    return dtype == _F16 or (dtype.itemsize == 2 and dtype.name == "bfloat16")
 
 
 def _widen(x: Any) -> Any:
     """``x`` with its half-precision arrays (also inside a list or tuple) converted to float32."""
     if x.__class__ is _ndarray:
-        return x.astype(_F32) if x.dtype in _HALF else x
+        return x.astype(_F32) if is_half(x.dtype) else x
     if isinstance(x, (list, tuple)):
         return type(x)(_widen(v) for v in x)
-    if getattr(x, "numpy_dtype", None) in _HALF:  # a `dtype=` argument naming a half type
+    named = getattr(x, "numpy_dtype", None)  # a `dtype=` argument naming a half type
+    if isinstance(named, np.dtype) and is_half(named):
         return _F32
     return x
 
@@ -58,7 +57,7 @@ def _run_wide(kernel: Callable[..., Any], out_at: int, args: tuple) -> Any:
     """``kernel(*args)`` in float32, rounding its half-precision outputs into ``args[out_at]`` once."""
     out = args[out_at]
     outs = (out,) if out.__class__ is _ndarray else tuple(out)
-    buffers = tuple(np.empty(o.shape, _F32) if o.dtype in _HALF else o for o in outs)
+    buffers = tuple(np.empty(o.shape, _F32) if is_half(o.dtype) else o for o in outs)
     wide = [_widen(a) for a in args]
     wide[out_at] = buffers[0] if out.__class__ is _ndarray else type(out)(buffers)
     result = kernel(*wide)
@@ -73,7 +72,7 @@ def _run_wide(kernel: Callable[..., Any], out_at: int, args: tuple) -> Any:
 # several outputs) is what the op's meta function made of the dtypes and any `dtype=` argument.
 _BODY = """\
     _first = {out} if {out}.__class__ is _ndarray else {out}[0]
-    if _first.itemsize != 2 or _first.dtype not in _HALF:
+    if _first.itemsize != 2 or not _is_half(_first.dtype):
         return _kernel({args})
     return _run_wide(_kernel, {out_at}, ({args},))
 """
@@ -86,5 +85,5 @@ def accumulating(kernel: Callable[..., Any]) -> Callable[..., Any]:
     if "out" not in names or any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty for p in params):
         raise TypeError(f"accumulating(): kernel {kernel!r} needs plain positional parameters and an 'out'")
     body = _BODY.replace("{out_at}", str(names.index("out")))
-    run = with_signature(kernel, body, {"_ndarray": _ndarray, "_HALF": _HALF, "_run_wide": _run_wide})
+    run = with_signature(kernel, body, {"_ndarray": _ndarray, "_is_half": is_half, "_run_wide": _run_wide})
     return run
