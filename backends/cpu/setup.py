@@ -84,10 +84,6 @@ def is_gcc(command: list[str]) -> bool:
     return out.returncode == 0 and "#define __GNUC__ " in macros and "__clang__" not in macros
 
 
-def uses_ccache(command: list[str]) -> bool:
-    return any(os.path.basename(part).startswith("ccache") for part in command)
-
-
 def allow_pch_in_ccache() -> None:
     """ccache caches files compiled with a precompiled header only with these sloppiness settings
     (its manual, "Precompiled headers"): the PCH's own macro definitions and __TIME__ are not hashed.
@@ -171,8 +167,8 @@ class BuildExt(build_ext):
         folder = os.path.join("build", "flambeau-pch", key)
         header = os.path.join(folder, "flambeau_pch.h")
         gch = header + ".gch"
-        if uses_ccache(cxx):
-            allow_pch_in_ccache()
+        # Also when ccache hides behind a compiler symlink (/usr/lib/ccache): the settings only affect ccache.
+        allow_pch_in_ccache()
 
         def job() -> bool:
             os.makedirs(folder, exist_ok=True)
