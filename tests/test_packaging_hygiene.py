@@ -227,3 +227,27 @@ def test_no_requirement_on_core_tensor_with_extras(folder):
     if project["name"] == "flambeau-core-tensor":
         return  # its own extras are not read by discovery
     assert [r for r in reqs if r.startswith("flambeau-core-tensor[")] == []
+
+
+def test_min_versions_env_pins_every_folders_runtime_dependencies():
+    """Each lower bound is one CI ran: tox's min-versions env feeds every folder with third-party
+    runtime dependencies (the meta-package's tqdm and matplotlib too) to lowest_constraints.py."""
+    import configparser
+
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(ROOT / "tox.ini")
+    pre = parser["testenv:min-versions"]["commands_pre"]
+    (line,) = [ln for ln in pre.splitlines() if "lowest_constraints.py" in ln]
+    pinned = set(line.split()[3:])
+    module = _ci_module("lowest_constraints")
+    needing = {f for f in FOLDERS if f != "backends/cuda" and module.lowest_pins([f])}
+    assert needing <= pinned, f"min-versions does not pin the lower bounds of {sorted(needing - pinned)}"
+    assert "packages/flambeau/tests" in parser["testenv:min-versions"]["commands"]
+
+
+def test_matplotlib_bound_is_built_for_numpy_2():
+    # matplotlib before 3.8.4 is built against numpy 1.x: with numpy 2 its import fails
+    # ("numpy.core.multiarray failed to import"); 3.8.4 with tqdm 4.62.0 passes the meta-package's tests.
+    pins = _ci_module("lowest_constraints").lowest_pins(FOLDERS)
+    assert tuple(int(x) for x in pins[("matplotlib", "")][0].split(".")) >= (3, 8, 4)
+    assert ("tqdm", "") in pins
