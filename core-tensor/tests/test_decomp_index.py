@@ -61,6 +61,7 @@ def test_out_of_range_names_the_index_and_dim():
 
 
 def test_gradient_flows_to_the_picked_elements():
+    pytest.importorskip("flambeau.autograd")  # core-tensor's tests also run without flambeau-core-autograd
     x = fb.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     _decomposed(x, [T([1, 1, 0])]).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[1.0, 1.0], [2.0, 2.0]])

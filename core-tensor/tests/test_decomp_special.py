@@ -50,6 +50,7 @@ def test_erfc_special_values_and_dtypes():
 
 
 def test_erfc_decomposition_is_differentiable():
+    pytest.importorskip("flambeau.autograd")  # core-tensor's tests also run without flambeau-core-autograd
     x = fb.tensor([-2.5, -0.3, 0.2, 0.7, 2.0, 3.5, 6.0], dtype=fb.float64, requires_grad=True)
     _decomposed("erfc", x).sum().backward()
     want = -2 / np.sqrt(np.pi) * np.exp(-x.detach().numpy() ** 2)
