@@ -51,13 +51,9 @@ class CudaBackend(Backend):
 
     priority = 0
     dlpack_device_type = DLPACK_CUDA
-    #: Known gaps the kit marks as strict expected failures (each starts failing the run once fixed): nn's
-    #: composites where this backend has no fused kernel yet (the CPU backend has C++ ones).
-    conformance_xfail = {
-        "nn_gelu_backward:bfloat16": "its composite rounds each step to bfloat16 (the CPU kernel computes in float32)",
-        "nn_mish_backward:float16": "its composite loses precision in float16 (the CPU kernel computes in float32)",
-        "errors:nn_embedding_backward": "its composite reaches scatter's range check (RuntimeError) before its own",
-    }
+    #: Known gaps the kit marks as strict expected failures (each starts failing the run once fixed):
+    #: none since nn's composites compute half types in float32 and check embedding indices first.
+    conformance_xfail: dict[str, str] = {}
 
     def __init__(self, xp: ModuleType, name: str = "cuda") -> None:
         from flambeau._api_random import DEFAULT_SEED
