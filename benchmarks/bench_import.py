@@ -165,7 +165,8 @@ def run(libs: list, quick: bool = False) -> list[Row]:
     for clock, index in (("wall", 0), ("cpu", 1)):
         for (condition, module), values in samples.items():
             v = [s[index] for s in values]
-            rows.append(Row(f"import{' (full install)' if full else ''}, {clock} time, {condition}", module, statistics.median(v), "ms", False,
+            label = f"import{' (full install)' if full else ''}, {clock} time, {condition}"
+            rows.append(Row(label, module, statistics.median(v), "ms", False,
                             (min(v), max(v))))
     return rows
 

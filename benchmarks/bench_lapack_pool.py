@@ -60,7 +60,8 @@ def main() -> None:
     if "--child" in sys.argv:
         print(repr(_measure("--before" in sys.argv)))
         return
-    modes = ["--before"] if "--before" in sys.argv else (["--after"] if "--after" in sys.argv else ["--before", "--after"])
+    chosen = [m for m in ("--before", "--after") if m in sys.argv]
+    modes = chosen[:1] or ["--before", "--after"]
     rows = {}
     for mode in modes:
         out = subprocess.run([sys.executable, __file__, "--child", mode], capture_output=True, text=True, check=True)

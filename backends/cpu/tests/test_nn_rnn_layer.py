@@ -48,7 +48,7 @@ def _lstm_ref(x, h0, c0, w, sizes, reverse):
     def backward(gout, ghn, gcn):
         dh, dc = ghn.astype(np.float64).copy(), gcn.astype(np.float64).copy()
         gx, gw = np.zeros_like(x, dtype=np.float64), np.zeros_like(w, dtype=np.float64)
-        for t, bs, off, hp, cp, i, f, gg, o, cy in reversed(tape):
+        for _t, bs, off, hp, cp, i, f, gg, o, cy in reversed(tape):
             dht = dh[:bs] + gout[off:off + bs]
             tc = np.tanh(cy)
             dct = dc[:bs] + dht * o * (1 - tc * tc)

@@ -40,7 +40,7 @@ def tune() -> bool:
     try:
         libc = ctypes.CDLL(None)
         mallopt = libc.mallopt
-        libc.gnu_get_libc_version  # glibc only: musl's mallopt ignores these
+        _ = libc.gnu_get_libc_version  # glibc only: musl's mallopt ignores these
     except (OSError, AttributeError):
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)

@@ -7,8 +7,9 @@ Cross-entropy over C-contiguous float32/float64 (N, C) logits runs the fused C++
 NLL in one pass, the gradient in one more, without storing the softmax). The NLL over float32/float64
 runs C++ row loops too (``nll_loss_rows``, reading one element per row through the input's strides,
 and ``nll_loss_backward_rows``, writing the zeros and one element per row in one threaded pass).
-Anything else runs the numpy code here; float16/bfloat16 compute in float32. The op's meta function has checked every argument, the targets' values included; the C++
-loops check the targets again in the pass that reads them.
+Anything else runs the numpy code here; float16/bfloat16 compute in float32. The op's meta function has
+checked every argument, the targets' values included; the C++ loops check the targets again in the
+pass that reads them.
 """
 from __future__ import annotations
 

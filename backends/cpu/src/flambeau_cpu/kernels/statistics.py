@@ -303,7 +303,8 @@ def _dense_span(n: int) -> int:
 def _unique_flat(input: np.ndarray, return_inverse: bool, return_counts: bool) -> tuple:
     flat = np.ascontiguousarray(input.reshape(-1))
     n = flat.size
-    if n and _unique_dense is not None and (flat.dtype.kind == "i" or (flat.dtype.kind == "u" and flat.dtype.itemsize < 8)):
+    small_ints = flat.dtype.kind == "i" or (flat.dtype.kind == "u" and flat.dtype.itemsize < 8)
+    if n and _unique_dense is not None and small_ints:
         # Integers over a dense range (labels, class ids: 1M int64 in [0, 1e5)) are counted, not sorted.
         inverse = np.empty(n, np.int64) if return_inverse else None
         dense = _unique_dense(flat, inverse, _dense_span(n))

@@ -5,7 +5,6 @@ so the most negative value keeps its wrapped sign; ``lcm`` of a zero is 0, and t
 narrow types is formed in int32 and wrapped, as C's promotion does in PyTorch's kernel)."""
 from __future__ import annotations
 
-from typing import Any
 
 from ..._tensor import Tensor
 from . import decomposition
