@@ -1,8 +1,10 @@
 """Builds the C++ kernels (flambeau_cpu._C).
 
 Portable by default (any x86-64 CPU); FLAMBEAU_NATIVE_ARCH=1 tunes for this CPU. Release builds strip
-the symbol table at link time (a third of the extension's size); FLAMBEAU_DEBUG_BUILD=1 keeps the
-symbols and adds debug information, for gdb and perf.
+the symbol table at link time (a third of the extension's size) and compile without debug information
+(-g0 overrides the -g in Python's own CFLAGS: the information was generated, then stripped, and cost
+a third of each file's compile time); FLAMBEAU_DEBUG_BUILD=1 keeps the symbols and adds debug
+information, for gdb and perf.
 
 The build is dominated by pybind11, not by the kernels: every source file parses its headers and
 compiles its inline functions again. Two things cut the wall time (build_ext below):
@@ -33,8 +35,11 @@ if sys.platform == "darwin":  # Apple clang has no -fopenmp without libomp
     link_args = []
 if os.environ.get("FLAMBEAU_DEBUG_BUILD") == "1":
     compile_args.append("-g")
-elif sys.platform.startswith("linux"):
-    link_args.append("-s")  # GNU ld and lld: drop .symtab; the exported .dynsym (PyInit__C) stays
+else:
+    # Python's CFLAGS carry -g; no kernel's code changes without it, only the compile gets faster.
+    compile_args.append("-g0")
+    if sys.platform.startswith("linux"):
+        link_args.append("-s")  # GNU ld and lld: drop .symtab; the exported .dynsym (PyInit__C) stays
 
 # What the precompiled header holds: the third-party headers every csrc file includes through
 # common.h (pybind11's, ~2 s of parsing per file). flambeau's own headers stay out of it, so editing
