@@ -244,6 +244,23 @@ def test_too_large_allocations_raise_pytorch_s_error(make):
         make()
 
 
+@pytest.mark.parametrize("make, message", [
+    (lambda: fb.empty(2 ** 62, 4, device="meta"), "Storage size calculation overflowed"),
+    (lambda: fb.zeros(2 ** 61, 4, device="meta"), "Storage size calculation overflowed"),
+    (lambda: fb.full((2 ** 62, 2), 1.0, device="meta"), "Storage size calculation overflowed"),
+    (lambda: fb.randn(2 ** 62, 4, device="meta"), "numel: integer multiplication overflow"),
+    (lambda: fb.rand(2 ** 61, 4), "numel: integer multiplication overflow"),
+    (lambda: fb.zeros(1, 1).expand(2 ** 62, 2), "numel: integer multiplication overflow"),
+    (lambda: fb.zeros(1, 1, device="meta").expand(2 ** 62, 2), "numel: integer multiplication overflow"),
+    (lambda: fb.zeros(1).as_strided((2 ** 62, 2), (0, 0)), "numel: integer multiplication overflow"),
+], ids=["meta-empty", "meta-zeros", "meta-full", "meta-randn", "rand", "expand", "meta-expand", "as_strided"])
+def test_sizes_past_int64_are_refused_on_every_backend(make, message):
+    # checked in core-tensor, before the backend: a backend without storage (meta) made these, and the
+    # CPU's expand leaked numpy's "iterator is too large" (PyTorch says what overflowed)
+    with pytest.raises(RuntimeError, match=message):
+        make()
+
+
 def test_allocation_past_memory_raises_pytorch_s_error():
     with pytest.raises(RuntimeError, match="DefaultCPUAllocator: can't allocate memory: you tried to allocate "
                                            "4611686018427387904 bytes"):

@@ -13,6 +13,7 @@ from ._size import Size as _Size
 from ._tensor import Tensor, wrap
 from .ops._dispatch import factory_device
 from .ops.meta import check_parsable_int, checked_scalar, wrapped_int
+from .ops.sizes import checked_nbytes
 from .ops._registry import FUNCTIONS, TABLES, backend_records, check_dtype
 
 
@@ -418,6 +419,7 @@ def _size_args(name: str, size: tuple, keyword: Any = None) -> tuple[int, ...]:
 def _filled(name: str, size: tuple, value: Any, dtype: Any, device: Any, requires_grad: bool, out: Any,
             keyword_size: Any = None) -> Tensor:
     shape = _size_args(name, size, keyword_size)
+    checked_nbytes(shape, (dtype or (out._dtype if out is not None else _dtypes.get_default_dtype())).itemsize)
     if out is not None:
         if dtype is not None and dtype is not out._dtype:
             raise RuntimeError(f"dtype {_type_name(dtype)} does not match dtype of out parameter "

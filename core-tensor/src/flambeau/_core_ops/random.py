@@ -17,6 +17,7 @@ from .._generator import Generator
 from .._tensor import Tensor
 from ..ops._decl import COMPUTE, FACTORY, OpDecl
 from ..ops.meta import broadcast_shapes, check_dtype_in, type_name
+from ..ops.sizes import checked_nbytes, checked_numel
 
 FACTORY_KW = "*, generator=None, dtype=None, device=None, requires_grad=False"
 FLOATING = (_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64)
@@ -49,18 +50,28 @@ def _factory_device(device: Any) -> Any:
     return factory_device(device)
 
 
-def _shape(op: str, size: Any) -> tuple[int, ...]:
+def _shape(op: str, size: Any, dt: Any) -> tuple[int, ...]:
     if type(size) is tuple:
         for s in size:
             if type(s) is not int or s < 0:
                 break
         else:
+            _checked(size, dt)
             return size  # the common case, checked without building anything
     from ..ops.meta import check_size
 
     if isinstance(size, int):
         size = (size,)
-    return check_size(op, tuple(size))
+    size = check_size(op, tuple(size))
+    _checked(size, dt)
+    return size
+
+
+def _checked(size: tuple[int, ...], dt: Any) -> None:
+    # before any backend allocates (the meta backend would not refuse); PyTorch's random factories
+    # count the elements first, then the bytes
+    checked_numel(size)
+    checked_nbytes(size, dt.itemsize)
 
 
 def _real_number(op: str, name: str, value: Any) -> float:
@@ -83,7 +94,7 @@ def _rand_meta(size: Any, generator: Any = None, dtype: Any = None, device: Any 
         check_generator("rand", generator, _factory_device(device))
     if dt not in _RAND_DTYPES:
         check_dtype_in("check_uniform_bounds", dt, FLOATING + COMPLEX)
-    return _shape("rand", size), dt
+    return _shape("rand", size, dt), dt
 
 
 def _randn_meta(size: Any, generator: Any = None, dtype: Any = None, device: Any = None,
@@ -93,7 +104,7 @@ def _randn_meta(size: Any, generator: Any = None, dtype: Any = None, device: Any
         check_generator("randn", generator, _factory_device(device))
     if dt not in _RAND_DTYPES:
         check_dtype_in("normal_kernel_cpu", dt, FLOATING + COMPLEX)
-    return _shape("randn", size), dt
+    return _shape("randn", size, dt), dt
 
 
 def integer_range(d: _dtypes.dtype) -> tuple[int, int]:
@@ -133,7 +144,7 @@ def _randint_meta(low: Any, high: Any, size: Any, generator: Any = None, dtype: 
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     check_dtype_in("random_from_to_range", dt, _dtypes.ALL_DTYPES[:10])
     check_from_to(dt, low, high - 1)
-    return _shape("randint", size), dt
+    return _shape("randint", size, dt), dt
 
 
 def _randperm_meta(n: Any, generator: Any = None, dtype: Any = None, device: Any = None,
@@ -158,7 +169,7 @@ def _normal_size_meta(mean: Any, std: Any, size: Any, generator: Any = None, dty
     if not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {fmt_number(std)}")
     check_dtype_in("normal_kernel_cpu", dt, FLOATING)
-    return _shape("normal", size), dt
+    return _shape("normal", size, dt), dt
 
 
 # -- samplers shaped like their inputs -------------------------------------------------------

@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..ops._decl import VIEW, OpDecl
 from ..ops._registry import FUNCTIONS
 from ..ops.meta import expanded_shape, fmt_shape, wrap_dim, wrap_dims
+from ..ops.sizes import checked_numel
 
 
 def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
@@ -197,6 +198,7 @@ def _as_strided_meta(input: Tensor, size: Sequence[int], stride: Sequence[int], 
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, got strides: "
                            + fmt_shape(stride))
+    checked_numel(size)
     offset = input.storage_offset() if storage_offset is None else storage_offset
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Sequence
 from .. import _dtypes
 from .._dtypes import dtype
 from .._tensor import Tensor
+from .sizes import checked_numel
 
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
@@ -291,4 +292,5 @@ def expanded_shape(input_shape: Sequence[int], size: Sequence[int], type_string:
                 f"The expanded size of the tensor ({target}) must match the existing size ({have}) at non-singleton "
                 f"dimension {i}.  Target sizes: {fmt_shape(size)}.  Tensor sizes: {fmt_shape(input_shape)}"
             )
+    checked_numel(out)
     return tuple(out)

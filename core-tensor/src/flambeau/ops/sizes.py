@@ -22,6 +22,18 @@ def checked_nbytes(shape: Sequence[int], itemsize: int) -> int:
     return nbytes
 
 
+def checked_numel(shape: Sequence[int]) -> int:
+    """The element count of ``shape``; PyTorch's RuntimeError when it overflows int64.
+
+    Views can describe more elements than memory holds (``expand``, ``as_strided`` with zero
+    strides), so a view's shape is checked here rather than by an allocator.
+    """
+    numel = math.prod(shape)
+    if numel > _MAX_BYTES:
+        raise RuntimeError("numel: integer multiplication overflow")
+    return numel
+
+
 def allocation_error(nbytes: int) -> RuntimeError:
     """The error PyTorch's CPU allocator raises when ``nbytes`` cannot be allocated."""
     return RuntimeError(f"DefaultCPUAllocator: not enough memory: you tried to allocate {nbytes} bytes.")

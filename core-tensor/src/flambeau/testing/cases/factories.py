@@ -93,6 +93,10 @@ def _factory_errors():
     yield ErrorCase(
         (0, 5, -1), RuntimeError, "bound inconsistent with step sign", kwargs={"device": DEVICE}, call="arange"
     )
+    # sizes whose elements overflow int64 are refused before any backend allocates (a backend without
+    # storage, like meta, would otherwise make them; empty/zeros: core-tensor's test_numeric_edges.py)
+    yield ErrorCase(((2 ** 62, 4),), RuntimeError, "numel: integer multiplication overflow",
+                    kwargs={"device": DEVICE}, call="randn")
 
 
 def _copy_samples(dtype: str) -> list[Sample]:

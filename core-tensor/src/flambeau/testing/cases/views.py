@@ -193,7 +193,8 @@ def cases() -> list[OpCase]:
                 ((0, 1), "contiguous", (0, 5)),
             ],
             _expand_ref,
-            [_err((3,), (2, 4), match="The expanded size of the tensor (4) must match the existing size (3)")],
+            [_err((3,), (2, 4), match="The expanded size of the tensor (4) must match the existing size (3)"),
+             _err((1, 1), (2 ** 62, 2), match="numel: integer multiplication overflow")],
         ),
         _view(
             "squeeze",
@@ -268,6 +269,7 @@ def cases() -> list[OpCase]:
             [
                 _err((4,), (3,), (2,), match="out of bounds for storage of size 16"),
                 _err((4,), (2,), (1, 1), match="mismatch in length of strides and shape"),
+                _err((4,), (2 ** 62, 2), (0, 0), match="numel: integer multiplication overflow"),
             ],
         ),
         _view(
