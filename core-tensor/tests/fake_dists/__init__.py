@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -90,7 +91,14 @@ def run_python(code: str, site: Path | None = None, env: dict[str, str] | None =
         env["FLAMBEAU_DISABLE_PLUGINS"] = ",".join(disabled + other_installed_plugins())
     full_env.update(env)
     cmd = [sys.executable, *args] if args else [sys.executable, "-c", textwrap.dedent(code)]
-    return subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=120)
+    return subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=120,
+                          preexec_fn=_default_sigint if os.name == "posix" else None)
+
+
+def _default_sigint() -> None:
+    # A shell starts background jobs with SIGINT ignored, and Python then installs no KeyboardInterrupt
+    # handler: the child gets Ctrl-C's default disposition, as a user's interpreter has it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_json(code: str, site: Path | None = None, env: dict[str, str] | None = None, hermetic: bool = True) -> Any:
