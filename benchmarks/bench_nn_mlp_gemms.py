@@ -9,7 +9,8 @@ numpy's rows are ``np.matmul`` on the same views (plus the bias add for fwd*), i
 limited to the same thread count: the ceiling flambeau's numpy-based kernels can reach.
 
 Usage: python benchmarks/bench_nn_mlp_gemms.py [--rounds N] [--block S] [--threads T] [--cpu-time] [--no-blas-callback]
-(--cpu-time times blocks with time.process_time: for one thread on a loaded machine.)
+--cpu-time times blocks with time.process_time (for one thread on a loaded machine);
+--no-blas-callback leaves OpenBLAS on its own pool (measurement only: the ceiling of its own threading).
 """
 from __future__ import annotations
 
@@ -80,7 +81,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=H.THREADS)
     parser.add_argument("--cpu-time", action="store_true", help="time blocks with process_time")
     parser.add_argument("--cases", default=",".join(CASES), help="comma-separated subset of " + ",".join(CASES))
+    parser.add_argument("--no-blas-callback", action="store_true",
+                        help="measurement only: OpenBLAS keeps its own thread pool (the ceiling)")
     args = parser.parse_args()
+    if args.no_blas_callback:
+        H.keep_blas_pools()
     H.THREADS = args.threads
     if args.cpu_time:
         H.CLOCK = time.process_time
