@@ -77,6 +77,18 @@ def load_libraries(names: tuple[str, ...] = ("flambeau", "numpy", "torch")) -> l
     return libs
 
 
+def keep_blas_pools() -> None:
+    """Leave every OpenBLAS on its own thread pool: flambeau_cpu registers no threads callback.
+
+    For measurement only (call it before ``load_libraries``): it shows the ceiling of OpenBLAS's own
+    partitioning and wake-ups against the callback's OpenMP team, and brings the two-pool thread
+    fight of issue 11 back for anything that mixes BLAS with the C++ kernels.
+    """
+    from flambeau_cpu import _C
+
+    _C.share_blas_pools = lambda: []  # read through the module at each call (_threads._native)
+
+
 def _limit_blas_threads() -> None:
     try:
         from threadpoolctl import threadpool_limits

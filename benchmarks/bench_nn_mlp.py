@@ -6,12 +6,15 @@ Case (bar: flambeau's time at most 1.0x PyTorch's, default thread settings):
              ``zero_grad``, forward, loss, ``backward``, ``step``.
 
 Both libraries start from the same weights and data (float32). Usage:
-python benchmarks/bench_nn_mlp.py [--rounds N] [--block S] [--threads T]
+python benchmarks/bench_nn_mlp.py [--rounds N] [--block S] [--threads T] [--cpu-time] [--no-blas-callback]
 (unset OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE in the command; needs torch for the comparison).
+--cpu-time times blocks with time.process_time (for one thread on a loaded machine);
+--no-blas-callback leaves OpenBLAS on its own pool (measurement only: the ceiling of its own threading).
 """
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 
@@ -68,12 +71,21 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--block", type=float, default=0.5, help="seconds per timed block")
     parser.add_argument("--threads", type=int, default=H.THREADS)
+    parser.add_argument("--cpu-time", action="store_true", help="time blocks with process_time")
+    parser.add_argument("--no-blas-callback", action="store_true",
+                        help="measurement only: OpenBLAS keeps its own thread pool (the ceiling)")
     args = parser.parse_args()
+    if args.no_blas_callback:
+        H.keep_blas_pools()
     H.THREADS = args.threads
+    if args.cpu_time:
+        H.CLOCK = time.process_time
     libs = H.load_libraries(("flambeau", "torch"))
     results = H.interleave(workloads(libs), args.rounds, args.block)
     rows = H.rows_from("mlp_step", results, "ms", lambda t: t * 1e3, higher_is_better=False)
-    print(f"threads={H.THREADS} rounds={args.rounds} block={args.block}s")
+    clock = "process_time" if args.cpu_time else "wall"
+    pools = "OpenBLAS's own" if args.no_blas_callback else "shared (callback)"
+    print(f"threads={H.THREADS} rounds={args.rounds} block={args.block}s clock={clock} blas pool={pools}")
     print(H.format_rows(rows))
 
 
