@@ -17,6 +17,7 @@
 #include <string>
 
 #include "common.h"
+#include "nn_args.h"
 
 namespace flambeau {
 namespace {
@@ -112,17 +113,9 @@ FLAMBEAU_CLONES void col2im_plane(const T* cols, index_t k_stride, T* x, const G
   });
 }
 
-void* checked(const char* op, py::array a, const char* name, DType dt, index_t size, bool written) {
-  if (dtype_of(a) != dt) throw py::type_error(std::string(op) + ": " + name + " has the wrong dtype");
-  if (!c_contiguous(a) || !is_aligned(a)) {
-    throw py::value_error(std::string(op) + ": " + name + " must be C-contiguous and aligned");
-  }
-  if (static_cast<index_t>(a.size()) != size) {
-    throw py::value_error(std::string(op) + ": " + name + " has " + std::to_string(a.size()) + " elements, expected " +
-                          std::to_string(size));
-  }
-  check_in_bounds(a, name, written);
-  return written ? a.mutable_data() : const_cast<void*>(a.data());
+// The array checks every entry point makes (dtype, layout, bounds, element count): nn_args.h's.
+void* checked(const char* op, const py::array& a, const char* name, DType dt, index_t size, bool written) {
+  return nn_args::pointer(op, a, name, dt, size, false, written);
 }
 
 Geometry geometry(const char* op, const std::vector<index_t>& big, const std::vector<index_t>& small,

@@ -28,17 +28,9 @@ struct Axis {
   std::vector<double> weight;
 };
 
+// The array checks every entry point makes (dtype, layout, bounds, element count): nn_args.h's.
 void* checked(const char* op, const py::array& a, const char* name, DType dt, index_t size, bool written) {
-  if (dtype_of(a) != dt) throw py::type_error(std::string(op) + ": " + name + " has the wrong dtype");
-  if (!c_contiguous(a) || !is_aligned(a)) {
-    throw py::value_error(std::string(op) + ": " + name + " must be C-contiguous and aligned");
-  }
-  if (static_cast<index_t>(a.size()) != size) {
-    throw py::value_error(std::string(op) + ": " + name + " has " + std::to_string(a.size()) + " elements, expected " +
-                          std::to_string(size));
-  }
-  check_in_bounds(a, name, written);
-  return written ? const_cast<py::array&>(a).mutable_data() : const_cast<void*>(a.data());
+  return nn_args::pointer(op, a, name, dt, size, false, written);
 }
 
 Axis read_axis(const char* op, index_t outer, index_t in, index_t inner, const py::array& index,
