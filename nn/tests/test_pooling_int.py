@@ -130,7 +130,7 @@ def test_integer_max_pool_extremes_and_2x2_fast_path():
 def test_integer_max_pool_modules_and_unbatched():
     x = fb.arange(16, dtype=fb.int32).reshape(1, 4, 4)
     assert nn.MaxPool2d(2)(x).tolist() == [[[5, 7], [13, 15]]]
-    assert nn.MaxPool3d(2)(x.reshape(1, 1, 2, 2, 4)).tolist() == [[[[[5, 7]]]]]
+    assert nn.MaxPool3d(2)(x.reshape(1, 1, 2, 2, 4)).tolist() == [[[[[13, 15]]]]]
     values, indices = nn.MaxPool1d(2, return_indices=True)(x.reshape(1, 16)[:, :6])
     assert values.dtype == fb.int32 and values.tolist() == [[1, 3, 5]] and indices.tolist() == [[1, 3, 5]]
 
@@ -268,7 +268,7 @@ def test_adaptive_avg_pool_to_size_one_is_mean(k):
 
 
 def test_integer_tensors_cannot_require_grad():
-    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
+    with pytest.raises(RuntimeError, match="(?i)only Tensors of floating point and complex dtype can require gradients"):
         fb.zeros(3, dtype=fb.int64).requires_grad_()
 
 

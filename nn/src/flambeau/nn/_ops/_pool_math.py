@@ -183,9 +183,8 @@ def avg_pool(input: Tensor, kernel_size, stride, padding, ceil_mode, count_inclu
     div = _avg_divisors(in_sizes, out_sizes, kernel_size, stride, padding, count_include_pad, divisor_override)
     n, c = input.shape[0], input.shape[1]
     if not input.dtype.is_floating_point:  # int64: truncating division of the wrapped sum
-        if divisor_override is not None and divisor_override < 0:
-            # trunc(s / -d) == trunc(-s / d); -INT64_MIN wraps to itself, where INT64_MIN // -1 would trap
-            sums, div = -sums, -div
+        if divisor_override == -1:  # negation wraps INT64_MIN to itself, where INT64_MIN // -1 would trap
+            return (-sums).reshape((n, c) + out_sizes)
         divisor = fb.tensor(div, dtype=input.dtype, device=input.device)
         return sums.div(divisor, rounding_mode="trunc").reshape((n, c) + out_sizes)
     return (sums / fb.tensor(div.astype(np.float64), dtype=input.dtype, device=input.device)).reshape(
