@@ -14,11 +14,20 @@
 // to the padded input (count_include_pad) or to the input. Windows are clamped whatever the sizes,
 // so no geometry reads out of bounds; indices handed in (backward, unpooling) are checked.
 //
-// The Python side (flambeau_cpu/kernels/nn_pooling.py) hands over C-contiguous aligned float32 or
-// float64 arrays (half inputs as float32 copies) and int64 indices; each is checked here again.
+// Integer inputs follow PyTorch's CPU kernels too: max pooling takes uint8, int8, int16, int32 and
+// int64 (the max starting at the type's lowest value, so a window of nothing but that value keeps
+// its first index, as -inf does for floats); average pooling takes int64, whose window sum wraps
+// (two's complement, as PyTorch's int64 sum does; kept in uint64 here, where wrapping is defined,
+// and order-independent, so every path gives the same bits) and is divided truncating toward zero.
+//
+// The Python side (flambeau_cpu/kernels/nn_pooling.py) hands over C-contiguous aligned float32,
+// float64 or integer arrays (half inputs as float32 copies) and int64 indices; each is checked here
+// again.
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "common.h"
@@ -73,6 +82,108 @@ void check_planes(const char* op, index_t planes) {
   if (planes < 0) throw py::value_error(std::string(op) + ": negative plane count");
 }
 
+// The element types the pooling kernels take: numpy's float32, float64 and native-order integers.
+// (common.h's DType knows only the float and int64 types; the narrower integers are named here.)
+enum class Elem { f32, f64, u8, i8, i16, i32, i64, other };
+
+Elem elem_of(const py::array& a) {
+  const py::dtype dt = a.dtype();
+  if (dt.byteorder() == '>') return Elem::other;
+  const char kind = dt.kind();
+  const auto size = dt.itemsize();
+  if (kind == 'f') return size == 4 ? Elem::f32 : size == 8 ? Elem::f64 : Elem::other;
+  if (kind == 'u') return size == 1 ? Elem::u8 : Elem::other;
+  if (kind == 'i') {
+    switch (size) {
+      case 1: return Elem::i8;
+      case 2: return Elem::i16;
+      case 4: return Elem::i32;
+      case 8: return Elem::i64;
+      default: return Elem::other;
+    }
+  }
+  return Elem::other;
+}
+
+// The element type of the input `x`, which must be one of `allowed` (a bit per Elem).
+Elem input_elem(const char* op, const py::object& x, unsigned allowed) {
+  if (!py::isinstance<py::array>(x)) throw py::type_error(std::string(op) + ": expected a numpy array");
+  const Elem e = elem_of(py::reinterpret_borrow<py::array>(x));
+  if (e == Elem::other || !(allowed & (1u << static_cast<unsigned>(e))))
+    throw py::type_error(std::string(op) + ": unsupported input dtype");
+  return e;
+}
+
+constexpr unsigned bit(Elem e) { return 1u << static_cast<unsigned>(e); }
+constexpr unsigned kFloats = bit(Elem::f32) | bit(Elem::f64);
+constexpr unsigned kMaxTypes =
+    kFloats | bit(Elem::u8) | bit(Elem::i8) | bit(Elem::i16) | bit(Elem::i32) | bit(Elem::i64);
+constexpr unsigned kAvgTypes = kFloats | bit(Elem::i64);
+
+// nn_args::pointer's checks (C-contiguous, aligned, in bounds, `size` elements) for an array of
+// element type `e`.
+void* elem_pointer(const char* op, const py::object& obj, const char* name, Elem e, index_t size, bool written) {
+  if (!py::isinstance<py::array>(obj)) throw py::type_error(std::string(op) + ": " + name + " must be a numpy array");
+  py::array a = py::reinterpret_borrow<py::array>(obj);
+  if (elem_of(a) != e) throw py::type_error(std::string(op) + ": " + name + " has the wrong dtype");
+  if (!c_contiguous(a) || !is_aligned(a))
+    throw py::value_error(std::string(op) + ": " + name + " must be C-contiguous and aligned");
+  if (static_cast<index_t>(a.size()) != size)
+    throw py::value_error(std::string(op) + ": " + name + " has " + std::to_string(a.size()) + " elements, expected " +
+                          std::to_string(size));
+  check_in_bounds(a, name, written);
+  return written ? a.mutable_data() : const_cast<void*>(a.data());
+}
+
+// Calls fn(T{}) with T the C++ type of `e`.
+template <class Fn>
+void dispatch_elem(Elem e, Fn&& fn) {
+  switch (e) {
+    case Elem::f32: fn(float{}); break;
+    case Elem::f64: fn(double{}); break;
+    case Elem::u8: fn(std::uint8_t{}); break;
+    case Elem::i8: fn(std::int8_t{}); break;
+    case Elem::i16: fn(std::int16_t{}); break;
+    case Elem::i32: fn(std::int32_t{}); break;
+    case Elem::i64: fn(std::int64_t{}); break;
+    case Elem::other: break;  // refused by input_elem
+  }
+}
+
+template <class T>
+inline bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(v);
+  else
+    return false;
+}
+
+// Where a max starts: -inf for floats, the lowest value for integers.
+template <class T>
+constexpr T max_start() {
+  if constexpr (std::is_floating_point_v<T>)
+    return -std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::lowest();
+}
+
+// Average pooling's sum: the element type, but uint64 for int64 (PyTorch's int64 sum wraps; uint64
+// wraps the same bits without signed overflow's undefined behaviour).
+template <class T>
+using AvgSum = std::conditional_t<std::is_same_v<T, std::int64_t>, std::uint64_t, T>;
+
+// sum / div as PyTorch's kernels compute it: float division, or int64 division truncating toward
+// zero. INT64_MIN / -1, where PyTorch's kernel traps (SIGFPE), wraps to INT64_MIN here.
+template <class T>
+inline T avg_divide(AvgSum<T> sum, index_t div) {
+  if constexpr (std::is_same_v<T, std::int64_t>) {
+    if (div == -1) return static_cast<std::int64_t>(std::uint64_t{0} - sum);
+    return static_cast<std::int64_t>(sum) / static_cast<std::int64_t>(div);
+  } else {
+    return sum / static_cast<T>(div);
+  }
+}
+
 // Runs fn(begin, end) over the planes [0, planes), split statically across threads.
 template <class Fn>
 void over_planes(index_t planes, index_t per_plane, Fn&& fn) {
@@ -98,7 +209,7 @@ inline index_t first_nonnegative(index_t x, index_t step) {
 
 template <class T>
 inline void take_max(T val, index_t idx, T& maxval, index_t& maxidx) {
-  if (val > maxval || std::isnan(val)) {
+  if (val > maxval || is_nan(val)) {
     maxval = val;
     maxidx = idx;
   }
@@ -122,7 +233,7 @@ FLAMBEAU_CLONES void max_pool_plane(const T* x, T* y, std::int64_t* ind, const G
         const index_t w1 = std::min(w0 + (g.k[2] - 1) * g.d[2] + 1, W);
         w0 = first_nonnegative(w0, g.d[2]);
         index_t maxidx = (d0 * H + h0) * W + w0;
-        T maxval = -std::numeric_limits<T>::infinity();
+        T maxval = max_start<T>();
         for (index_t id = d0; id < d1; id += g.d[0]) {
           for (index_t ih = h0; ih < h1; ih += g.d[1]) {
             const index_t row = (id * H + ih) * W;
@@ -150,9 +261,9 @@ FLAMBEAU_CLONES void max_pool_plane_2x2(const T* x, T* y, std::int64_t* ind, ind
       const T a = r0[2 * ow], b = r0[2 * ow + 1], c = r1[2 * ow], e = r1[2 * ow + 1];
       T m = a;
       index_t i = 0;
-      if (b > m || std::isnan(b)) { m = b; i = 1; }
-      if (c > m || std::isnan(c)) { m = c; i = W; }
-      if (e > m || std::isnan(e)) { m = e; i = W + 1; }
+      if (b > m || is_nan(b)) { m = b; i = 1; }
+      if (c > m || is_nan(c)) { m = c; i = W; }
+      if (e > m || is_nan(e)) { m = e; i = W + 1; }
       yr[ow] = m;
       ir[ow] = base + 2 * ow + i;
     }
@@ -169,16 +280,16 @@ void nn_max_pool(const py::object& x, const py::object& y, const py::object& ind
                  const std::vector<index_t>& in, const std::vector<index_t>& out, const std::vector<index_t>& k,
                  const std::vector<index_t>& s, const std::vector<index_t>& p, const std::vector<index_t>& d) {
   const char* op = "nn_max_pool";
-  const DType dt = float_dtype(op, x);
+  const Elem e = input_elem(op, x, kMaxTypes);
   check_planes(op, planes);
   const Geometry g = geometry(op, in, out, k, s, p, d);
   const index_t ip = g.in_plane(), opl = g.out_plane();
-  const void* px = pointer(op, x, "input", dt, planes * ip, false);
-  void* py_ = pointer(op, y, "output", dt, planes * opl, true);
+  const void* px = elem_pointer(op, x, "input", e, planes * ip, false);
+  void* py_ = elem_pointer(op, y, "output", e, planes * opl, true);
   auto* pi = static_cast<std::int64_t*>(pointer(op, ind, "indices", DType::i64, planes * opl, true));
   const bool fast = is_2x2(g);
   py::gil_scoped_release nogil;
-  dispatch(dt, [&](auto tag) {
+  dispatch_elem(e, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = static_cast<const T*>(px);
     T* ys = static_cast<T*>(py_);
@@ -322,7 +433,7 @@ FLAMBEAU_CLONES void avg_pool_plane(const T* x, T* y, const Geometry& g, const W
       y[o] = T(0);
       return;
     }
-    T sum = 0;
+    AvgSum<T> sum = 0;
     if (c.lo == 0 && c.hi == W) {
       // Whole rows: each slice of the window is one contiguous run (the whole plane for a global
       // pool), summed in independent vector lanes rather than one chain of dependent adds.
@@ -343,7 +454,7 @@ FLAMBEAU_CLONES void avg_pool_plane(const T* x, T* y, const Geometry& g, const W
           for (index_t iw = c.lo; iw < c.hi; ++iw) sum += row[iw];
         }
     }
-    y[o] = sum / static_cast<T>(div);
+    y[o] = avg_divide<T>(sum, div);
   });
 }
 
@@ -377,7 +488,7 @@ FLAMBEAU_CLONES void adaptive_max_plane(const T* x, T* y, std::int64_t* ind, con
   const index_t H = g.in[1], W = g.in[2];
   each_window(g, w, true, 0, [&](index_t o, const Span& a, const Span& b, const Span& c, index_t) {
     index_t maxidx = (a.lo * H + b.lo) * W + c.lo;
-    T maxval = -std::numeric_limits<T>::infinity();
+    T maxval = max_start<T>();
     for (index_t id = a.lo; id < a.hi; ++id)
       for (index_t ih = b.lo; ih < b.hi; ++ih) {
         const index_t row = (id * H + ih) * W;
@@ -388,14 +499,16 @@ FLAMBEAU_CLONES void adaptive_max_plane(const T* x, T* y, std::int64_t* ind, con
   });
 }
 
-// The forward (x -> y) or backward (grad_out -> grad_input) of average or adaptive average pooling.
+// The forward (x -> y) or backward (grad_out -> grad_input) of average or adaptive average pooling;
+// `allowed`: the element types taken (int64 only by average pooling's forward, as PyTorch's).
 void avg_common(const char* op, bool backward, const py::object& src, const py::object& dst, index_t planes,
-                const Geometry& g, const Windows& w, bool count_include_pad, index_t divisor_override) {
-  const DType dt = float_dtype(op, src);
+                const Geometry& g, const Windows& w, bool count_include_pad, index_t divisor_override,
+                unsigned allowed) {
+  const Elem e = input_elem(op, src, allowed);
   check_planes(op, planes);
   const index_t ip = g.in_plane(), opl = g.out_plane();
-  const void* ps = pointer(op, src, backward ? "grad_out" : "input", dt, planes * (backward ? opl : ip), false);
-  void* pd = pointer(op, dst, backward ? "grad_input" : "output", dt, planes * (backward ? ip : opl), true);
+  const void* ps = elem_pointer(op, src, backward ? "grad_out" : "input", e, planes * (backward ? opl : ip), false);
+  void* pd = elem_pointer(op, dst, backward ? "grad_input" : "output", e, planes * (backward ? ip : opl), true);
   // A global pool (one window covering each plane, divisor its size): no window bookkeeping per
   // plane, which dominates for many small planes (ResNet's head: 4096 planes of 2x2).
   bool global = opl == 1 && divisor_override == 0 && ip > 0;  // 0: no override (PyTorch refuses 0)
@@ -404,44 +517,57 @@ void avg_common(const char* op, bool backward, const py::object& src, const py::
     global = sp.lo == 0 && sp.hi == g.in[i] && sp.padded == g.in[i];
   }
   py::gil_scoped_release nogil;
-  dispatch(dt, [&](auto tag) {
+  auto run_typed = [&](auto tag) {
     using T = decltype(tag);
     const T* s = static_cast<const T*>(ps);
     T* d = static_cast<T*>(pd);
     over_planes(planes, ip + opl, [&](index_t begin, index_t end) {
       if (global) {
         for (index_t q = begin; q < end; ++q) {
-          if (backward) {
-            std::fill(d + q * ip, d + (q + 1) * ip, s[q] / static_cast<T>(ip));
-            continue;
+          if constexpr (std::is_floating_point_v<T>) {
+            if (backward) {
+              std::fill(d + q * ip, d + (q + 1) * ip, s[q] / static_cast<T>(ip));
+              continue;
+            }
           }
           const T* run = s + q * ip;
-          T sum = 0;
+          AvgSum<T> sum = 0;
           if (ip < 32) {
             for (index_t i = 0; i < ip; ++i) sum += run[i];
           } else {
 #pragma omp simd reduction(+ : sum)
             for (index_t i = 0; i < ip; ++i) sum += run[i];
           }
-          d[q] = sum / static_cast<T>(ip);
+          d[q] = avg_divide<T>(sum, ip);
         }
         return;
       }
       for (index_t q = begin; q < end; ++q) {
-        if (backward)
-          avg_pool_backward_plane(s + q * opl, d + q * ip, g, w, count_include_pad, divisor_override);
-        else
-          avg_pool_plane(s + q * ip, d + q * opl, g, w, count_include_pad, divisor_override);
+        if constexpr (std::is_floating_point_v<T>) {
+          if (backward) {
+            avg_pool_backward_plane(s + q * opl, d + q * ip, g, w, count_include_pad, divisor_override);
+            continue;
+          }
+        }
+        avg_pool_plane(s + q * ip, d + q * opl, g, w, count_include_pad, divisor_override);
       }
     });
-  });
+  };
+  // Only the types some caller allows are compiled (each kernel is cloned per instruction set).
+  if (e == Elem::f32)
+    run_typed(float{});
+  else if (e == Elem::f64)
+    run_typed(double{});
+  else
+    run_typed(std::int64_t{});  // input_elem let nothing else through
 }
 
 void nn_avg_pool(const py::object& x, const py::object& y, index_t planes, const std::vector<index_t>& in,
                  const std::vector<index_t>& out, const std::vector<index_t>& k, const std::vector<index_t>& s,
                  const std::vector<index_t>& p, bool count_include_pad, index_t divisor_override) {
   const Geometry g = geometry("nn_avg_pool", in, out, k, s, p, {1, 1, 1});
-  avg_common("nn_avg_pool", false, x, y, planes, g, avg_windows(g), count_include_pad, divisor_override);
+  avg_common("nn_avg_pool", false, x, y, planes, g, avg_windows(g), count_include_pad, divisor_override,
+             kAvgTypes);
 }
 
 void nn_avg_pool_backward(const py::object& go, const py::object& gi, index_t planes, const std::vector<index_t>& in,
@@ -449,7 +575,8 @@ void nn_avg_pool_backward(const py::object& go, const py::object& gi, index_t pl
                           const std::vector<index_t>& s, const std::vector<index_t>& p, bool count_include_pad,
                           index_t divisor_override) {
   const Geometry g = geometry("nn_avg_pool_backward", in, out, k, s, p, {1, 1, 1});
-  avg_common("nn_avg_pool_backward", true, go, gi, planes, g, avg_windows(g), count_include_pad, divisor_override);
+  avg_common("nn_avg_pool_backward", true, go, gi, planes, g, avg_windows(g), count_include_pad, divisor_override,
+             kFloats);
 }
 
 // Adaptive windows need in >= 1 wherever out >= 1 (an empty window has no mean nor max).
@@ -463,13 +590,13 @@ Geometry adaptive_geometry(const char* op, const std::vector<index_t>& in, const
 void nn_adaptive_avg_pool(const py::object& x, const py::object& y, index_t planes, const std::vector<index_t>& in,
                           const std::vector<index_t>& out) {
   const Geometry g = adaptive_geometry("nn_adaptive_avg_pool", in, out);
-  avg_common("nn_adaptive_avg_pool", false, x, y, planes, g, adaptive_windows(g), true, 0);
+  avg_common("nn_adaptive_avg_pool", false, x, y, planes, g, adaptive_windows(g), true, 0, kFloats);
 }
 
 void nn_adaptive_avg_pool_backward(const py::object& go, const py::object& gi, index_t planes,
                                    const std::vector<index_t>& in, const std::vector<index_t>& out) {
   const Geometry g = adaptive_geometry("nn_adaptive_avg_pool_backward", in, out);
-  avg_common("nn_adaptive_avg_pool_backward", true, go, gi, planes, g, adaptive_windows(g), true, 0);
+  avg_common("nn_adaptive_avg_pool_backward", true, go, gi, planes, g, adaptive_windows(g), true, 0, kFloats);
 }
 
 void nn_adaptive_max_pool(const py::object& x, const py::object& y, const py::object& ind, index_t planes,

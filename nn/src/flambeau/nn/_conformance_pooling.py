@@ -13,6 +13,10 @@ import numpy as np
 from flambeau.testing import Arg, ErrorCase, OpCase, Sample
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
+#: PyTorch's max pooling takes every integer dtype but bool; its average pooling takes int64 (whose
+#: result ``ref_avg_pool`` truncates toward zero, as PyTorch's division does, when storing it).
+_MAX_DTYPES = _FLOATS + ("uint8", "int8", "int16", "int32", "int64")
+_AVG_DTYPES = _FLOATS + ("int64",)
 _LOOSE = {"float16": (2e-2, 2e-2), "bfloat16": (1e-1, 1e-1), "float32": (1e-5, 1e-6)}
 
 
@@ -170,6 +174,25 @@ def _max_pool_errors() -> list[ErrorCase]:
                   "pad should be smaller than or equal to half of kernel size, but got padW = 2, padH = 2, kW = 2, "
                   "kH = 2"),
         ErrorCase((x, (2, 2), (0, 1), (0, 0), (1, 1), False), RuntimeError, "stride should not be zero"),
+        ErrorCase((Arg((1, 2, 4, 4), "bool"), (2, 2), (2, 2), (0, 0), (1, 1), False), NotImplementedError,
+                  "\"max_pool2d\" not implemented for 'Bool'"),
+        ErrorCase((Arg((1, 2, 6), "bool"), (2,), (2,), (0,), (1,), False), NotImplementedError,
+                  "\"max_pool2d\" not implemented for 'Bool'"),
+        ErrorCase((Arg((1, 1, 2, 2, 2), "complex64"), (2, 2, 2), (2, 2, 2), (0, 0, 0), (1, 1, 1), False),
+                  NotImplementedError, "\"max_pool3d\" not implemented for 'ComplexFloat'"),
+        ErrorCase((Arg((1, 3, 2, 2), "bool"), (3, 3), (1, 1), (0, 0), (1, 1), False), RuntimeError,
+                  "Output size is too small"),  # the sizes are checked before the dtype
+    ]
+
+
+def _avg_pool_errors() -> list[ErrorCase]:
+    return [
+        ErrorCase((Arg((1, 2, 4, 4), "int32"), (2, 2), (2, 2), (0, 0)), NotImplementedError,
+                  "\"avg_pool2d\" not implemented for 'Int'"),
+        ErrorCase((Arg((1, 2, 4), "uint8"), (2,), (2,), (0,)), NotImplementedError,
+                  "\"avg_pool2d\" not implemented for 'Byte'"),
+        ErrorCase((Arg((1, 1, 2, 2, 2), "bool"), (2, 2, 2), (2, 2, 2), (0, 0, 0)), NotImplementedError,
+                  "\"avg_pool3d_out_frame\" not implemented for 'Bool'"),
     ]
 
 
@@ -208,7 +231,11 @@ def _max_unpool_samples(dtype: str) -> list[Sample]:
 
 def _max_unpool_errors() -> list[ErrorCase]:
     return [ErrorCase((Arg((1, 1, 2), "float32"), _ints([[[0, 7]]]), (4,)), RuntimeError,
-                      "Found an invalid max index: 7 (output volumes are of size 4x1)", data_dependent=True)]
+                      "Found an invalid max index: 7 (output volumes are of size 4x1)", data_dependent=True),
+            ErrorCase((Arg((1, 1, 2), "int64"), _ints([[[0, 1]]]), (4,)), NotImplementedError,
+                      "\"max_unpool2d\" not implemented for 'Long'"),
+            ErrorCase((Arg((1, 1, 1, 1, 2), "int32"), _ints([[[[[0, 1]]]]]), (1, 1, 4)), NotImplementedError,
+                      "\"max_unpool3d\" not implemented for 'Int'")]
 
 
 def _adaptive_samples(dtype: str) -> list[Sample]:
@@ -227,30 +254,39 @@ def _adaptive_avg_backward_samples(dtype: str) -> list[Sample]:
     ]
 
 
-def _adaptive_errors() -> list[ErrorCase]:
-    return [ErrorCase((Arg((1, 2, 0, 4), "float32"), (2, 2)), RuntimeError,
-                      "Expected input to have non-zero size for non-batch dimensions")]
+def _adaptive_errors(kind: str):
+    def errors() -> list[ErrorCase]:
+        return [
+            ErrorCase((Arg((1, 2, 0, 4), "float32"), (2, 2)), RuntimeError,
+                      "Expected input to have non-zero size for non-batch dimensions"),
+            ErrorCase((Arg((1, 2, 4, 4), "int64"), (2, 2)), NotImplementedError,
+                      f"\"{kind}2d\" not implemented for 'Long'"),
+            ErrorCase((Arg((1, 2, 3, 4, 4), "uint8"), (2, 2, 2)), NotImplementedError,
+                      f"\"{kind}3d_cpu\" not implemented for 'Byte'"),
+        ]
+    return errors
 
 
 def cases() -> list[OpCase]:
     first = lambda s: s.args[0].dtype  # noqa: E731
     with_indices = lambda s: (s.args[0].dtype, "int64")  # noqa: E731
     return [
-        OpCase("nn_max_pool", _FLOATS, _max_pool_samples, ref_max_pool, with_indices, errors=_max_pool_errors,
+        OpCase("nn_max_pool", _MAX_DTYPES, _max_pool_samples, ref_max_pool, with_indices, errors=_max_pool_errors,
                tolerances=_LOOSE),
         OpCase("nn_max_pool_backward", _FLOATS, _max_pool_backward_samples, ref_max_pool_backward, first,
                tolerances=_LOOSE),
         OpCase("nn_max_unpool", _FLOATS, _max_unpool_samples, ref_max_unpool, first, errors=_max_unpool_errors,
                tolerances=_LOOSE),
-        OpCase("nn_avg_pool", _FLOATS, _avg_pool_samples, ref_avg_pool, first, tolerances=_LOOSE),
+        OpCase("nn_avg_pool", _AVG_DTYPES, _avg_pool_samples, ref_avg_pool, first, errors=_avg_pool_errors,
+               tolerances=_LOOSE),
         OpCase("nn_avg_pool_backward", _FLOATS, _avg_pool_backward_samples, ref_avg_pool_backward, first,
                tolerances=_LOOSE),
         OpCase("nn_adaptive_avg_pool", _FLOATS, _adaptive_samples, ref_adaptive_avg_pool, first,
-               errors=_adaptive_errors, tolerances=_LOOSE),
+               errors=_adaptive_errors("adaptive_avg_pool"), tolerances=_LOOSE),
         OpCase("nn_adaptive_avg_pool_backward", _FLOATS, _adaptive_avg_backward_samples,
                lambda g, size: _adaptive_avg_backward(g, size), first, tolerances=_LOOSE),
         OpCase("nn_adaptive_max_pool", _FLOATS, _adaptive_samples, ref_adaptive_max_pool, with_indices,
-               errors=_adaptive_errors, tolerances=_LOOSE),
+               errors=_adaptive_errors("adaptive_max_pool"), tolerances=_LOOSE),
     ]
 
 

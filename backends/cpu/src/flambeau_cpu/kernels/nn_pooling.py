@@ -4,8 +4,10 @@ The backend never imports flambeau-nn: these are registered under the op names a
 that package declares the ops (whose meta functions have checked every size by then). The C++ code
 works on planes ``(N * C, D, H, W)``: a 1-d or 2-d pool is handed over as a 3-d one with leading
 spatial sizes of 1, which leaves flat indices within a plane unchanged. It takes C-contiguous
-float32/float64 arrays; float16/bfloat16 compute on float32 copies, other layouts on contiguous
-copies, and results are written through working arrays where the dispatcher's cannot be used.
+float32/float64 arrays, and integer ones where PyTorch pools integers (max pooling: uint8 to int64;
+average pooling: int64), computed in their own type; float16/bfloat16 compute on float32 copies,
+other layouts on contiguous copies, and results are written through working arrays where the
+dispatcher's cannot be used. (The ops' meta functions refuse every other dtype before this runs.)
 """
 from __future__ import annotations
 
@@ -22,7 +24,9 @@ _I64 = np.dtype(np.int64)
 
 
 def _work_dtype(a: np.ndarray) -> np.dtype:
-    return a.dtype if a.dtype in (_F32, _F64) else _F32
+    """The dtype the C++ kernels compute in: the array's own for float32/float64 and integers (exact),
+    float32 for the half types."""
+    return a.dtype if a.dtype in (_F32, _F64) or a.dtype.kind in "iu" else _F32
 
 
 def _arr(a: np.ndarray, dtype: np.dtype) -> np.ndarray:

@@ -6,6 +6,10 @@ lists, for each output element, the flat positions (within its input plane) of i
 no data); positions outside the input point at one extra element appended to each plane (the
 padding value: -inf for max, 0 for average). One ``gather`` then reads every window, and a
 reduction over the last dim pools it. Backward passes scatter through the same tables.
+
+Integer inputs (max pooling: uint8 to int64; average pooling: int64) pool in their own dtype, as
+PyTorch's kernels do: the max's padding value is the dtype's lowest, and an int64 average is the
+window's (wrapping) sum divided truncating toward zero.
 """
 from __future__ import annotations
 
@@ -87,15 +91,17 @@ def _max_over_windows(input: Tensor, table: np.ndarray, valid: np.ndarray, out_s
                       ) -> tuple[Tensor, Tensor]:
     n, c = input.shape[0], input.shape[1]
     outputs, window = table.shape
-    windows = _gather_windows(input, table, valid, -math.inf)
+    floating = input.dtype.is_floating_point
+    windows = _gather_windows(input, table, valid, -math.inf if floating else fb.iinfo(input.dtype).min)
     best = windows.argmax(-1, keepdim=True)
-    # PyTorch's kernels take an element when greater or NaN: the last NaN of a window wins.
-    nan = windows.isnan()
-    last_nan = (window - 1) - nan.flip(-1).to(fb.int64).argmax(-1, keepdim=True)
-    best = fb.where(nan.any(-1, keepdim=True), last_nan, best)
+    if floating:
+        # PyTorch's kernels take an element when greater or NaN: the last NaN of a window wins.
+        nan = windows.isnan()
+        last_nan = (window - 1) - nan.flip(-1).to(fb.int64).argmax(-1, keepdim=True)
+        best = fb.where(nan.any(-1, keepdim=True), last_nan, best)
     values = windows.gather(3, best).reshape((n, c) + tuple(out_sizes))
-    # An element outside the input only wins when the whole window is -inf: the index is then the
-    # window's first position inside the input, as PyTorch's kernels give it.
+    # An element outside the input only wins when the whole window is -inf (the lowest integer): the
+    # index is then the window's first position inside the input, as PyTorch's kernels give it.
     first = np.where(valid.any(1), table[np.arange(outputs), valid.argmax(1)], 0)
     positions = np.where(valid, table, first[:, None])
     pos = fb.tensor(positions.reshape(1, 1, outputs, window), device=input.device).expand(n, c, outputs, window)
@@ -173,9 +179,14 @@ def avg_pool(input: Tensor, kernel_size, stride, padding, ceil_mode, count_inclu
     ones = (1,) * len(in_sizes)
     out_sizes = pool_out_sizes(in_sizes, kernel_size, stride, padding, ones, ceil_mode)
     table, valid = _pool_table(in_sizes, out_sizes, kernel_size, stride, padding, ones)
-    sums = _gather_windows(input, table, valid, 0.0).sum(-1)
+    sums = _gather_windows(input, table, valid, 0).sum(-1)
     div = _avg_divisors(in_sizes, out_sizes, kernel_size, stride, padding, count_include_pad, divisor_override)
     n, c = input.shape[0], input.shape[1]
+    if not input.dtype.is_floating_point:  # int64: truncating division of the wrapped sum
+        if divisor_override == -1:  # negation wraps INT64_MIN to itself, where INT64_MIN // -1 would trap
+            return (-sums).reshape((n, c) + out_sizes)
+        divisor = fb.tensor(div, dtype=input.dtype, device=input.device)
+        return sums.div(divisor, rounding_mode="trunc").reshape((n, c) + out_sizes)
     return (sums / fb.tensor(div.astype(np.float64), dtype=input.dtype, device=input.device)).reshape(
         (n, c) + out_sizes)
 

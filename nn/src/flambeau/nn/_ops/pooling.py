@@ -5,6 +5,12 @@ batched input ``(N, C, *spatial)``; the functional forms add the batch dim for u
 normalize the size arguments to tuples. Indices are PyTorch's: the flat position of the element
 within its input plane. ``nn_max_pool_backward`` scatters a gradient through such indices, so it is
 also the backward of adaptive and fractional max pooling. Each op has a composite (``_pool_math``).
+
+Dtypes are PyTorch's (CPU): every op takes the floating types; max pooling also takes uint8, int8,
+int16, int32 and int64, and average pooling int64 (its sum wrapping, its division truncating, as
+PyTorch's kernel does). Other dtypes are refused as PyTorch's kernels refuse them: a
+NotImplementedError naming its kernel, raised after the size checks, as PyTorch's dispatch comes
+after them.
 """
 from __future__ import annotations
 
@@ -18,9 +24,27 @@ from flambeau.ops.meta import fmt_shape, type_name
 from . import _pool_math as M
 
 
+#: The integer dtypes PyTorch's max pooling kernels take (not bool, nor complex).
+MAX_POOL_INTS = frozenset({fb.uint8, fb.int8, fb.int16, fb.int32, fb.int64})
+#: The integer dtypes PyTorch's average pooling kernels take.
+AVG_POOL_INTS = frozenset({fb.int64})
+
+
 def _check_float(op: str, input: Tensor) -> None:
     if not input.dtype.is_floating_point:
         raise RuntimeError(f'"{op}" not implemented for \'{type_name(input.dtype)}\'')
+
+
+def check_kernel_dtype(kernel: str, input: Tensor, ints: frozenset = frozenset()) -> None:
+    """PyTorch's refusal of a dtype its kernel ``kernel`` is not built for (floating types and ``ints``
+    are)."""
+    if not (input.dtype.is_floating_point or input.dtype in ints):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(input.dtype)}\'')
+
+
+def _kernel(name2d: str, name3d: str, k: int) -> str:
+    """The name PyTorch's CPU kernel reports (1-d pooling runs the 2-d kernel)."""
+    return name3d if k == 3 else name2d
 
 
 def _sizes(op: str, name: str, value: Any, k: int, low: int | None = None) -> tuple[int, ...]:
@@ -87,12 +111,12 @@ def check_pool_geometry(op: str, in_sizes: Sequence[int], kernel_size: Sequence[
 def _max_pool_meta(input, kernel_size, stride, padding, dilation, ceil_mode):
     k = len(kernel_size)
     op = _name("max_pool", k)
-    _check_float(op, input)
     _batched(op, input, k)
     ks = _sizes(op, "kernel_size", kernel_size, k)
     out = check_pool_geometry(op, tuple(input.shape[2:]), ks, _sizes(op, "stride", stride, k),
                               _sizes(op, "padding", padding, k), _sizes(op, "dilation", dilation, k),
                               bool(ceil_mode), str(input.shape[1]))
+    check_kernel_dtype(_kernel("max_pool2d", "max_pool3d", k), input, MAX_POOL_INTS)
     shape = tuple(input.shape[:2]) + out
     return [(shape, input.dtype), (shape, fb.int64)]
 
@@ -118,11 +142,11 @@ def _max_pool_backward_meta(grad_out, indices, input_size):
 def _max_unpool_meta(input, indices, output_size):
     k = input.dim() - 2
     op = _name("max_unpool", k)
-    _check_float(op, input)
     if k < 1 or k > 3:
         raise RuntimeError(f"{op}: expected a 3D to 5D input, got {input.dim()}D")
     size = _sizes(op, "output_size", output_size, k, 0)
     _indices_like(op, input, indices, "input")
+    check_kernel_dtype(_kernel("max_unpool2d", "max_unpool3d", k), input)
     return tuple(input.shape[:2]) + size, input.dtype
 
 
@@ -138,10 +162,10 @@ def _avg_geometry(op, in_sizes, kernel_size, stride, padding, ceil_mode, divisor
 def _avg_pool_meta(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     k = len(kernel_size)
     op = _name("avg_pool", k)
-    _check_float(op, input)
     _batched(op, input, k)
     out = _avg_geometry(op, tuple(input.shape[2:]), kernel_size, stride, padding, ceil_mode, divisor_override,
                         str(input.shape[1]))
+    check_kernel_dtype(_kernel("avg_pool2d", "avg_pool3d_out_frame", k), input, AVG_POOL_INTS)
     return tuple(input.shape[:2]) + out, input.dtype
 
 
@@ -162,7 +186,6 @@ def _avg_pool_backward_meta(grad_out, input_size, kernel_size, stride, padding, 
 def _adaptive_meta(kind: str, input: Tensor, output_size: Any) -> tuple[int, ...]:
     k = len(output_size)
     op = _name(kind, k)
-    _check_float(op, input)
     _batched(op, input, k)
     size = _sizes(op, "output_size", output_size, k)
     if any(s < 0 for s in size):
@@ -172,6 +195,7 @@ def _adaptive_meta(kind: str, input: Tensor, output_size: Any) -> tuple[int, ...
         if input.shape[d] == 0:
             raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {fmt_shape(input.shape)} with dimension {d} being empty")
+    check_kernel_dtype(_kernel(f"{kind}2d", f"{kind}3d_cpu", k), input)
     return tuple(input.shape[:2]) + size
 
 

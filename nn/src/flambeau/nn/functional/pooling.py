@@ -4,6 +4,11 @@ Each form checks and normalizes its arguments as PyTorch does (an int or a tuple
 ``stride=None`` meaning the kernel size), adds the batch dim to unbatched input and calls the N-d
 pooling op (``nn_max_pool``, ``nn_avg_pool``, ...), which every backend runs (the CPU one through
 C++ kernels). LP pooling and fractional max pooling are compositions of flambeau ops.
+
+Dtypes follow PyTorch on the CPU (see ``flambeau.nn._ops.pooling``): max pooling takes the integer
+types but bool, average pooling int64; the quirks of PyTorch's CPU entry points are kept too
+(``max_pool1d`` without indices refuses integers on the CPU, adaptive average pooling to size 1
+is ``mean``, which refuses them with its own message).
 """
 from __future__ import annotations
 
@@ -134,6 +139,10 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         return_indices: also return the flat index of each max within its input plane.
     """
     out = _max_pool_nd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
+    if not return_indices and input.device.type == "cpu" and not input.dtype.is_floating_point:
+        # PyTorch's CPU max_pool1d without indices runs a float-only kernel (after the size checks,
+        # done above); with indices, and on other devices, it runs max_pool2d's, which takes integers.
+        raise NotImplementedError(f'"max_pool1d_impl" not implemented for \'{_type_name(input.dtype)}\'')
     return out if return_indices else out[0]
 
 
@@ -333,9 +342,24 @@ def _adaptive_rank(input: Tensor, k: int, op: str) -> bool:
 
 def _adaptive_avg_nd(k: int, input: Tensor, output_size: Any) -> Tensor:
     op = f"adaptive_avg_pool{k}d"
+    if k == 1:
+        _adaptive_rank(input, k, op)  # 1-d checks the rank before pooling to size 1 (as 2-d)
+    if not input.dtype.is_floating_point and _all_ones(input, output_size, k):
+        # PyTorch pools to size 1 with mean() (before its 2-d and 3-d rank checks): integers and bool
+        # get mean's error, complex its mean.
+        return input.mean(tuple(range(-k, 0)), keepdim=True)
     unbatched = _adaptive_rank(input, k, op)
     size = _adaptive_size(input, output_size, k, op)
     return _unbatch(_adaptive_avg_pool(_batch(input, unbatched), size), unbatched)
+
+
+def _all_ones(input: Tensor, output_size: Any, k: int) -> bool:
+    """Whether ``output_size`` (``None`` entries taking the input's trailing sizes) is all ones."""
+    sizes = (output_size,) * k if isinstance(output_size, int) or output_size is None else tuple(output_size)
+    if len(sizes) != k or input.dim() < k:
+        return False
+    trailing = input.shape[input.dim() - k:]
+    return all(int(trailing[d] if s is None else s) == 1 for d, s in enumerate(sizes))
 
 
 def _adaptive_max_nd(k: int, input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
@@ -421,6 +445,9 @@ def _fractional_nd(k: int, input: Tensor, kernel_size: Any, output_size: Any, ou
     if output_size is None and output_ratio is None:
         raise ValueError(f"{op} requires specifying either an output_size or an output_ratio")
     ks = _tuple(kernel_size, k, op, "kernel_size")
+    if samples is None and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        # PyTorch draws the samples with rand() in the input's dtype first
+        raise NotImplementedError(f'"check_uniform_bounds" not implemented for \'{_type_name(input.dtype)}\'')
     if input.dim() not in (k + 1, k + 2):
         raise RuntimeError(f"{op}(): Expected {k + 1}D or {k + 2}D tensor, but got: {list(input.shape)}")
     unbatched = input.dim() == k + 1
@@ -445,6 +472,10 @@ def _fractional_nd(k: int, input: Tensor, kernel_size: Any, output_size: Any, ou
                            f"{samples.shape[2] if samples.dim() == 3 else samples.dim()}.")
     elif tuple(samples.shape[:2]) != (n, c):
         raise RuntimeError(f"Expect _random_samples to be of shape {[n, c, k]}, got {list(samples.shape)}")
+    if samples.dtype != x.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f'"{op}_out_frame" not implemented for \'{_type_name(x.dtype)}\'')
     planes = n * c
     flat_samples = samples.reshape(planes, k)
     # PyTorch's sample order: width first for 2-d, (time, height, width) for 3-d.
