@@ -268,7 +268,8 @@ def test_adaptive_avg_pool_to_size_one_is_mean(k):
 
 
 def test_integer_tensors_cannot_require_grad():
-    with pytest.raises(RuntimeError, match="(?i)only Tensors of floating point and complex dtype can require gradients"):
+    with pytest.raises(RuntimeError,
+                       match="(?i)only Tensors of floating point and complex dtype can require gradients"):
         fb.zeros(3, dtype=fb.int64).requires_grad_()
 
 
