@@ -12,6 +12,7 @@ import numpy as np
 
 from flambeau import _dtypes
 from flambeau._device import device as _device
+from flambeau.backend_kit import fitted
 from flambeau.plugins import Backend
 
 from . import _storage
@@ -128,8 +129,6 @@ class CudaBackend(Backend):
     def fill_(self, native, value):
         if hasattr(value, "_data"):
             value = value.item()
-        from .kernels import fitted
-
         with native.device:
             native[...] = fitted(value, native.dtype)
 
@@ -154,8 +153,6 @@ class CudaBackend(Backend):
             self.copy_(dst, staged)
 
     def copy_(self, dst, src):
-        from .kernels import fitted
-
         xp = self.xp
         if not isinstance(src, xp.ndarray):
             if isinstance(src, np.ndarray):

@@ -15,15 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from flambeau.backend_kit import contiguous_strides
+
 _NBYTES: dict[int, int] = {}
-
-
-def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(out))
 
 
 def allocate(xp: ModuleType, shape: tuple[int, ...], dtype: np.dtype) -> Any:
@@ -71,13 +65,23 @@ def strided(xp: ModuleType, a: Any, shape, strides, offset: int, dtype: Any = No
     return xp.ndarray(tuple(shape), dtype, memptr=base + offset * item, strides=tuple(s * item for s in strides))
 
 
-def view_strides(shape: tuple[int, ...], strides: tuple[int, ...], new_shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The element strides of ``new_shape`` viewing a tensor of ``shape``/``strides`` without a copy.
+class Storage:
+    """This module's functions over one array module: the :class:`flambeau.backend_kit.ArrayStorage`
+    the core tier's kernels are built over."""
 
-    numpy does the arithmetic on a host array of the same layout that owns no data (every stride
-    applied to a one-element buffer with stride 0 where it would step outside): no device call.
-    """
-    probe = np.lib.stride_tricks.as_strided(np.zeros(1, np.int64), shape, tuple(8 * s for s in strides))
-    result = probe.view()
-    result.shape = new_shape  # the meta function checked that the view exists
-    return tuple(s // 8 for s in result.strides)
+    def __init__(self, xp: ModuleType) -> None:
+        self.xp = xp
+
+    offset_of = staticmethod(offset_of)
+    strides_of = staticmethod(strides_of)
+
+    def allocate(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+        return allocate(self.xp, shape, dtype)
+
+    def strided(self, a: Any, shape, strides, offset: int, dtype: Any = None) -> Any:
+        return strided(self.xp, a, shape, strides, offset, dtype)
+
+    @staticmethod
+    def shares_memory(a: Any, b: Any) -> bool:
+        """Same allocation (conservative, as numpy's ``may_share_memory``): no device call."""
+        return a.data.mem.ptr == b.data.mem.ptr

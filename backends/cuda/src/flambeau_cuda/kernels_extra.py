@@ -12,7 +12,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .kernels import _HALF, _floating, _work_dtype, special_functions
+from flambeau.backend_kit import HALF_TYPES, is_floating, work_dtype
+
+from .kernels import special_functions
 
 #: Unary special functions: op name -> scipy.special's (and cupyx.scipy.special's) name.
 _UNARY_SPECIAL = {
@@ -34,7 +36,7 @@ def make_extra_kernels(xp: ModuleType) -> dict[str, Callable[..., Any]]:
 
     def as_work(x: Any, out: Any) -> Any:
         """An operand in the dtype the result computes in (half types in float32)."""
-        dt = _work_dtype(out.dtype)
+        dt = work_dtype(out.dtype)
         if isinstance(x, xp.ndarray):
             return x if x.dtype == dt else x.astype(dt)
         return xp.asarray(x, dtype=dt)
@@ -76,10 +78,10 @@ def make_extra_kernels(xp: ModuleType) -> dict[str, Callable[..., Any]]:
         """The lower median of all elements; NaN if any is NaN, as PyTorch's."""
         flat = input.reshape(-1)
         if flat.size == 0:
-            out[...] = np.nan if _floating(out.dtype) else 0
+            out[...] = np.nan if is_floating(out.dtype) else 0
             return
-        key = flat.astype(np.float32) if flat.dtype.name in _HALF else flat
-        if _floating(key.dtype) and bool(xp.any(xp.isnan(key))):
+        key = flat.astype(np.float32) if flat.dtype.name in HALF_TYPES else flat
+        if is_floating(key.dtype) and bool(xp.any(xp.isnan(key))):
             out[...] = np.nan
             return
         store(out, xp.sort(key)[(flat.size - 1) // 2])
@@ -115,9 +117,9 @@ def make_extra_kernels(xp: ModuleType) -> dict[str, Callable[..., Any]]:
 
     def close(input, other, rtol, atol, equal_nan):
         a, b = input, other
-        if not _floating(a.dtype) or a.dtype.name in _HALF:
-            a, b = a.astype(np.float64 if not _floating(a.dtype) else np.float32), b.astype(
-                np.float64 if not _floating(b.dtype) else np.float32)
+        if not is_floating(a.dtype) or a.dtype.name in HALF_TYPES:
+            a, b = a.astype(np.float64 if not is_floating(a.dtype) else np.float32), b.astype(
+                np.float64 if not is_floating(b.dtype) else np.float32)
         return xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
     def isclose(input, other, rtol, atol, equal_nan, out):
@@ -134,7 +136,7 @@ def make_extra_kernels(xp: ModuleType) -> dict[str, Callable[..., Any]]:
 
     def order(x, dim, descending):
         """Stable argsort along ``dim``; descending keeps ties first-come and NaN first."""
-        key = x.astype(np.float32) if x.dtype.name in _HALF else x
+        key = x.astype(np.float32) if x.dtype.name in HALF_TYPES else x
         if not descending:
             return xp.argsort(key, axis=dim, kind="stable")
         n = key.shape[dim]

@@ -7,6 +7,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from flambeau import _dtypes
+from flambeau.backend_kit import fitted
 from flambeau.plugins import Backend
 
 from . import _storage
@@ -68,8 +69,6 @@ class ExampleBackend(Backend):
     def fill_(self, native, value):
         if hasattr(value, "_data"):
             value = value.item()
-        from .kernels import fitted
-
         native[...] = fitted(value, native.dtype)
 
     def from_numpy(self, array, device):
@@ -81,15 +80,15 @@ class ExampleBackend(Backend):
         return np.array(native, copy=True)
 
     def copy_(self, dst, src):
-        from .kernels import copy
+        from .kernels import KERNELS
 
-        copy(dst, src, dst)
+        KERNELS["copy"](dst, src, dst)
 
     def storage_offset(self, native):
         return _storage.offset_of(native)
 
     def storage_numel(self, native):
-        return _storage.root(native).size
+        return _storage.storage_numel(native)
 
     def data_ptr(self, native):
         return native.__array_interface__["data"][0]

@@ -2,13 +2,17 @@
 
 A view is (storage, shape, element strides, element offset), as in PyTorch; numpy builds it with
 ``np.ndarray(buffer=storage)``, so views of views keep finding their storage through ``.base``.
+These functions are the :class:`flambeau.backend_kit.ArrayStorage` the kernels are built over.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from flambeau.backend_kit import contiguous_strides
+
 
 def root(a: np.ndarray) -> np.ndarray:
+    """The flat storage ``a`` views."""
     while isinstance(a.base, np.ndarray):
         a = a.base
     return a
@@ -24,14 +28,6 @@ def strides_of(a: np.ndarray) -> tuple[int, ...]:
     return tuple(s // a.itemsize for s in a.strides)
 
 
-def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(out))
-
-
 def allocate(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     n = 1
     for s in shape:
@@ -40,10 +36,21 @@ def allocate(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     return strided(storage, shape, contiguous_strides(shape), 0)
 
 
-def strided(a: np.ndarray, shape, strides, offset: int) -> np.ndarray:
-    """The view of ``a``'s storage with element ``strides`` starting ``offset`` elements in."""
+def strided(a: np.ndarray, shape, strides, offset: int, dtype=None) -> np.ndarray:
+    """The view of ``a``'s storage with element ``strides`` starting ``offset`` elements in (elements of
+    ``dtype``, default ``a``'s: view_as_real/view_as_complex reinterpret the same bytes)."""
     r = root(a)
-    item = a.itemsize
-    offset = min(offset, r.size)  # an empty view may start past an empty storage's end
-    return np.ndarray(tuple(shape), dtype=a.dtype, buffer=r, offset=offset * item,
+    dtype = a.dtype if dtype is None else np.dtype(dtype)
+    item = dtype.itemsize
+    offset = min(offset, r.nbytes // item)  # an empty view may start past an empty storage's end
+    return np.ndarray(tuple(shape), dtype=dtype, buffer=r, offset=offset * item,
                       strides=tuple(s * item for s in strides))
+
+
+def shares_memory(a: np.ndarray, b: np.ndarray) -> bool:
+    return np.may_share_memory(a, b)
+
+
+def storage_numel(a: np.ndarray) -> int:
+    """How many elements of ``a``'s dtype its storage holds (a ``view_as_real`` view counts floats)."""
+    return root(a).nbytes // a.itemsize
