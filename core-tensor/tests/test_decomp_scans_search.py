@@ -180,5 +180,31 @@ def test_these_ops_are_no_longer_extended():
     for name in ("cummax", "cummin", "logcumsumexp", "searchsorted", "bucketize", "bitwise_left_shift",
                  "bitwise_right_shift"):
         assert tiers[name] == "decomposed", name
-    for name in ("kthvalue", "median_dim", "nanmedian_dim"):  # picks from sort, which computes on the host
+    # picks from sort, which computes on the host
+    for name in ("kthvalue", "median_dim", "nanmedian_dim", "quantile", "nanquantile"):
         assert tiers[name] == "host", name
+
+
+@pytest.mark.filterwarnings("ignore:All-NaN slice:RuntimeWarning")  # numpy's, for the all-NaN row
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("name, reduce", [("quantile", np.quantile), ("nanquantile", np.nanquantile)])
+def test_quantiles_match_numpy(name, reduce, interpolation):
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=(4, 6))
+    a[1, 2] = np.nan
+    a[2, :] = np.nan
+    q = np.array([0.0, 0.3, 0.5, 1.0])
+    x = fb.from_numpy(a)
+    with np.errstate(all="ignore"):
+        for args, axis, keepdim in (((q, 1, False), 1, False), ((q, 0, True), 0, True),
+                                    ((0.37, None, True), None, True), ((0.37, -1, False), -1, False)):
+            qq = fb.from_numpy(args[0]) if isinstance(args[0], np.ndarray) else args[0]
+            got = _decomposed(name, x, qq, args[1], args[2], interpolation).numpy()
+            want = reduce(a, args[0], axis=axis, keepdims=keepdim, method=interpolation)
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+
+
+def test_quantile_gradient():
+    x = fb.from_numpy(np.random.default_rng(8).normal(size=(3, 5))).requires_grad_()
+    assert fb.autograd.gradcheck(lambda t: _decomposed("quantile", t, 0.3, 1, False, "linear"), (x,))

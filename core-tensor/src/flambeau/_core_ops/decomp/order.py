@@ -1,5 +1,5 @@
-"""Order statistics along a dim, picked from a stable ``sort``: ``kthvalue``, ``median_dim`` and
-``nanmedian_dim``.
+"""Order statistics along a dim, picked from a stable ``sort``: ``kthvalue``, ``median_dim``,
+``nanmedian_dim``, ``quantile`` and ``nanquantile``.
 
 A stable ascending sort puts NaN last and keeps equal elements in their order, so the element of
 rank ``r`` and its index are position ``r`` of the sorted row, which is the element PyTorch's
@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from ..._tensor import Tensor
 from . import decomposition
-from ._util import op
+from ._util import op, scalar_like
 
 
 def _pick(x: Tensor, dim: int, keepdim: bool, rank: Callable[[Tensor, Tensor, int], Any]) -> tuple[Tensor, Tensor]:
@@ -71,3 +71,65 @@ def _nanmedian_dim(x: Tensor, dim: int = -1, keepdim: bool = False) -> tuple[Ten
         numbers = op("where")(op("lt")(numbers, 0), 0, numbers)
         return op("div")(numbers, 2, rounding_mode="floor")
     return _pick(x, dim, keepdim, rank)
+
+
+def _quantile(x: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, ignore_nan: bool) -> Tensor:
+    """PyTorch's quantile algorithm: rank ``q * (count - 1)`` in each row sorted with NaN last
+    (``count`` the row's numbers for nanquantile, else its length, and a row with NaN takes its
+    last element, a NaN), rounded as ``interpolation`` says, then the two neighbouring values
+    gathered and blended with ``lerp``."""
+    from ... import _dtypes
+    from ...ops.meta import wrap_dim
+
+    ndim = x._data.ndim
+    if dim is None or ndim == 0:
+        rows, keep_at = x.reshape(-1), None
+    else:
+        d = wrap_dim(dim, ndim)
+        rows, keep_at = x.permute(tuple(i for i in range(ndim) if i != d) + (d,)), d
+    with_q_dim = isinstance(q, Tensor) and q._data.ndim == 1
+    qs = q.reshape(-1) if isinstance(q, Tensor) else scalar_like(float(q), x).reshape(1)
+    order = op("sort")(rows.detach(), -1, False, stable=True).indices
+    ordered = op("gather")(rows, -1, order)  # gradients reach the input through the gather
+    n = rows._data.shape[-1]
+    numbers = op("to_dtype")(op("sum")(op("eq")(ordered.detach(), ordered.detach()), (-1,), True), x._dtype)
+    if ignore_nan:
+        ranks = qs * (numbers - 1)
+        ranks = op("where")(op("lt")(ranks, 0), 0.0, ranks)
+    else:
+        ranks = op("where")(op("lt")(numbers, n), float(n - 1), qs * (n - 1))
+    if interpolation == "lower":
+        ranks = op("floor")(ranks)
+    elif interpolation == "higher":
+        ranks = -op("floor")(-ranks)
+    elif interpolation == "nearest":
+        ranks = op("round")(ranks)
+    below = op("to_dtype")(ranks, _dtypes.int64)
+    result = op("gather")(ordered, -1, below)
+    if interpolation in ("linear", "midpoint"):
+        above = op("to_dtype")(-op("floor")(-ranks), _dtypes.int64)
+        weight = ranks - op("floor")(ranks) if interpolation == "linear" else 0.5
+        result = op("lerp")(result, op("gather")(ordered, -1, above), weight)
+    result = result.permute((result._data.ndim - 1,) + tuple(range(result._data.ndim - 1)))  # q's dim first
+    if keepdim:
+        if keep_at is None:
+            result = result.reshape((result._data.shape[0],) + (1,) * ndim)
+        else:
+            result = result.unsqueeze(keep_at + 1)
+    return result if with_q_dim else result.squeeze(0)
+
+
+_QUANTILE_USES = ("reshape permute sort gather eq sum to_dtype mul sub lt where floor neg round lerp unsqueeze "
+                  "squeeze fill")
+
+
+@decomposition("quantile", _QUANTILE_USES)
+def _quantile_decomposition(x: Tensor, q: Any, dim: Any = None, keepdim: bool = False,
+                            interpolation: str = "linear") -> Tensor:
+    return _quantile(x, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+@decomposition("nanquantile", _QUANTILE_USES)
+def _nanquantile_decomposition(x: Tensor, q: Any, dim: Any = None, keepdim: bool = False,
+                               interpolation: str = "linear") -> Tensor:
+    return _quantile(x, q, dim, keepdim, interpolation, ignore_nan=True)
