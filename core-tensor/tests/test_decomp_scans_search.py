@@ -181,7 +181,7 @@ def test_these_ops_are_no_longer_extended():
                  "bitwise_right_shift"):
         assert tiers[name] == "decomposed", name
     # picks from sort, which computes on the host
-    for name in ("kthvalue", "median_dim", "nanmedian_dim", "quantile", "nanquantile"):
+    for name in ("kthvalue", "median_dim", "nanmedian_dim", "quantile", "nanquantile", "mode"):
         assert tiers[name] == "host", name
 
 
@@ -208,3 +208,16 @@ def test_quantiles_match_numpy(name, reduce, interpolation):
 def test_quantile_gradient():
     x = fb.from_numpy(np.random.default_rng(8).normal(size=(3, 5))).requires_grad_()
     assert fb.autograd.gradcheck(lambda t: _decomposed("quantile", t, 0.3, 1, False, "linear"), (x,))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int8, np.uint8, np.bool_])
+def test_mode_matches_the_kernel(dtype):
+    rng = np.random.default_rng(9)
+    a = rng.integers(0, 2 if dtype is np.bool_ else 4, (3, 5, 7)).astype(dtype)
+    x = fb.from_numpy(a)
+    for dim, keepdim in ((-1, False), (1, True), (0, False)):
+        got, want = _decomposed("mode", x, dim, keepdim), fb.mode(x, dim, keepdim)
+        np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+        np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
+    values, indices = _decomposed("mode", fb.tensor([2.0, 1.0, 2.0, 1.0, 3.0]), 0, False)
+    assert float(values) == 1.0 and int(indices) == 3  # equally frequent: the smaller, at its last index

@@ -1,5 +1,5 @@
 """Order statistics along a dim, picked from a stable ``sort``: ``kthvalue``, ``median_dim``,
-``nanmedian_dim``, ``quantile`` and ``nanquantile``.
+``nanmedian_dim``, ``quantile``, ``nanquantile`` and ``mode``.
 
 A stable ascending sort puts NaN last and keeps equal elements in their order, so the element of
 rank ``r`` and its index are position ``r`` of the sorted row, which is the element PyTorch's
@@ -133,3 +133,36 @@ def _quantile_decomposition(x: Tensor, q: Any, dim: Any = None, keepdim: bool = 
 def _nanquantile_decomposition(x: Tensor, q: Any, dim: Any = None, keepdim: bool = False,
                                interpolation: str = "linear") -> Tensor:
     return _quantile(x, q, dim, keepdim, interpolation, ignore_nan=True)
+
+
+@decomposition("mode", "permute sort gather narrow ne cat to_dtype cumsum sub mul add scatter_add argmax unsqueeze "
+                       "squeeze ne")
+def _mode(x: Tensor, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    """The most frequent value of each row, the smallest of equally frequent ones, and its last index.
+
+    In the row sorted stably, equal values form runs in ascending order; the run lengths, summed
+    into the runs' numbers with ``scatter_add``, pick the first longest run (``argmax`` returns the
+    first maximum), and that run's last sorted position holds the value's last index in the row.
+    """
+    from ... import _dtypes
+    from ...ops.meta import wrap_dim
+
+    ndim = x._data.ndim
+    if ndim == 0:
+        return x.clone(), op("mul")(op("to_dtype")(op("ne")(x, x), _dtypes.int64), 0)
+    d = wrap_dim(dim, ndim)
+    rows = x.permute(tuple(i for i in range(ndim) if i != d) + (d,))
+    n = rows._data.shape[-1]
+    order = op("sort")(rows.detach(), -1, False, stable=True).indices
+    ordered = op("gather")(rows.detach(), -1, order)
+    starts = op("ne")(op("narrow")(ordered, -1, 1, n - 1), op("narrow")(ordered, -1, 0, n - 1))
+    first = op("ne")(op("narrow")(ordered, -1, 0, 1), op("narrow")(ordered, -1, 0, 1)) | True  # all True
+    run = op("cumsum")(op("to_dtype")(op("cat")([first, starts], -1), _dtypes.int64), -1) - 1
+    lengths = op("scatter_add")(run * 0, -1, run, run * 0 + 1)
+    best = op("argmax")(lengths, -1, True)
+    last = op("gather")(op("cumsum")(lengths, -1) - 1, -1, best)
+    indices = op("gather")(order, -1, last)
+    values = op("gather")(rows, -1, indices)
+    if keepdim:
+        return values.squeeze(-1).unsqueeze(d), indices.squeeze(-1).unsqueeze(d)
+    return values.squeeze(-1), indices.squeeze(-1)
