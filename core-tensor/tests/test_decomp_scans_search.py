@@ -177,7 +177,7 @@ def test_shifts_broadcast_and_take_scalars():
 
 def test_these_ops_are_no_longer_extended():
     tiers = fb.ops.tiers()
-    for name in ("cummax", "cummin", "logcumsumexp", "searchsorted", "bucketize", "bitwise_left_shift",
+    for name in ("cummax", "cummin", "logcumsumexp", "searchsorted", "bucketize", "histc", "bitwise_left_shift",
                  "bitwise_right_shift"):
         assert tiers[name] == "decomposed", name
     # picks from sort, which computes on the host
@@ -221,3 +221,25 @@ def test_mode_matches_the_kernel(dtype):
         np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
     values, indices = _decomposed("mode", fb.tensor([2.0, 1.0, 2.0, 1.0, 3.0]), 0, False)
     assert float(values) == 1.0 and int(indices) == 3  # equally frequent: the smaller, at its last index
+
+
+@pytest.mark.parametrize("dtype", [fb.float32, fb.float64])
+def test_histc_matches_numpy_and_the_kernel(dtype):
+    rng = np.random.default_rng(10)
+    finite = np.concatenate([rng.normal(size=500), np.linspace(-1, 1, 41)])
+    with_specials = np.concatenate([finite, [np.nan, np.inf, -np.inf, 7.0]])
+    # equal bounds (0 and 0, or any pair) take the data's range, as PyTorch
+    for a, args, low, high in ((with_specials, (13, -1.0, 1.0), -1.0, 1.0),
+                               (finite, (100, 0, 0), None, None), (finite, (7, 0.25, 0.25), None, None)):
+        x = fb.from_numpy(a).to(dtype)
+        got = _decomposed("histc", x, *args)
+        data = x.numpy().astype(np.float64)
+        if low is None:
+            low, high = data.min(), data.max()
+        want = np.histogram(data[np.isfinite(data)], bins=args[0], range=(low, high))[0]
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+        np.testing.assert_array_equal(got.numpy(), fb.histc(x, *args).numpy())
+    np.testing.assert_array_equal(_decomposed("histc", fb.ones(4, dtype=dtype), 3, 0, 0).numpy(), [0, 4, 0])
+    with pytest.raises(RuntimeError, match="not finite"):
+        _decomposed("histc", fb.from_numpy(with_specials).to(dtype), 5, 0, 0)
