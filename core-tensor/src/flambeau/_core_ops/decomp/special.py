@@ -1,4 +1,5 @@
-"""Special functions as formulas over the core tier's erf, exp and arithmetic.
+"""Special functions as formulas over the core tier's erf, exp, log, sin and arithmetic (``lgamma``:
+Stirling's series after the recurrence, with the reflection formula for x <= 0).
 
 ``erfc`` is ``1 - erf(x)`` where that loses nothing (``x`` below a threshold: the result is at
 least ~2e-5, so the cancellation costs at most a few digits of float64, 2e-12 relative), and
