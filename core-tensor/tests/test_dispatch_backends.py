@@ -6,6 +6,7 @@ a few kernels (add, copy, fill, to_dtype, clone, and the fake plugin's fake_doub
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -71,22 +72,22 @@ with warnings.catch_warnings(record=True) as caught:
     y.mul_(10)
     o = fb.empty(3, device="fakedev")
     fb.mul(x, x, out=o)
-    m = fb.kthvalue(fb.tensor([[1.0, 5.0], [7.0, 2.0]], device="fakedev"), 1, dim=1)  # no decomposition
+    m = fb.linalg.slogdet(fb.tensor([[2.0, 0.0], [0.0, 4.0]], device="fakedev"))  # no decomposition
     nat = fb.ops.kernel_table("fakedev")  # the frozen table is not modified by the fallback
 msgs = [str(w.message) for w in caught if "on the CPU" in str(w.message)]
 stats = {f"{k[0]}/{k[1]}": v for k, v in fb.ops.fallback_stats().items()}
 print(json.dumps({"a": a.tolist(), "b": b.tolist(), "c": c.tolist(), "d": d.tolist(), "y": y.tolist(),
                   "o": o.tolist(), "devs": sorted({str(t.device) for t in (a, b, c, d, y, o)}),
-                  "m": [m.values.tolist(), m.indices.tolist(), type(m).__name__, str(m.values.device)],
+                  "m": [m.sign.tolist(), m.logabsdet.tolist(), type(m).__name__, str(m.sign.device)],
                   "msgs": msgs, "stats": stats, "mul_in_table": "mul" in nat}))
 """, site)
     assert out["a"] == [1.0, 4.0, 9.0] and out["b"] == [2.0, -4.0, 6.0] and out["c"] == [1.0, -2.0, 3.0]
     assert out["d"] == [-1.0, 2.0, -3.0] and out["y"] == [10.0, 20.0, 30.0] and out["o"] == [1.0, 4.0, 9.0]
     assert out["devs"] == ["fakedev"]  # results come back to the device
-    assert out["m"] == [[1.0, 2.0], [0, 1], "kthvalue", "fakedev"]
+    assert out["m"] == [1.0, pytest.approx(math.log(8)), "linalg_slogdet", "fakedev"]
     # one warning per op, however many calls
-    assert sorted(m.split("'")[1] for m in out["msgs"]) == ["fake_nothing", "kthvalue", "mul", "neg"]
-    assert out["stats"] == {"fakedev/mul": 4, "fakedev/fake_nothing": 1, "fakedev/neg": 1, "fakedev/kthvalue": 1}
+    assert sorted(m.split("'")[1] for m in out["msgs"]) == ["fake_nothing", "linalg_slogdet", "mul", "neg"]
+    assert out["stats"] == {"fakedev/mul": 4, "fakedev/fake_nothing": 1, "fakedev/neg": 1, "fakedev/linalg_slogdet": 1}
     assert out["mul_in_table"] is False
 
 

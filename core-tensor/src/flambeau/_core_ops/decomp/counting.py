@@ -1,5 +1,6 @@
 """Counting and order statistics onto the core tier: ``bincount`` as a ``scatter_add`` of ones (or
-of the weights) into zeroed bins, and the whole-tensor ``median``/``nanmedian`` as a pick from
+of the weights) into zeroed bins, ``histc`` likewise after placing each element in its bin, and the
+whole-tensor ``median``/``nanmedian`` as a pick from
 ``sort`` (a host decomposition on a backend without a sort kernel)."""
 from __future__ import annotations
 
@@ -57,3 +58,40 @@ def _median(x: Tensor) -> Tensor:
 @decomposition("nanmedian", "sort ne sum select clone mul")
 def _nanmedian(x: Tensor) -> Tensor:
     return _middle(x, True)
+
+
+@decomposition("histc", "to_dtype reshape amin amax ge le sub mul where lt gather add ne bitwise_and linspace "
+                        "scatter_add fill")
+def _histc(x: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
+    """Counts in ``bins`` equal bins over ``[min, max]`` (the data's range when both are equal; one
+    either side of a constant), elements outside ignored and ``max`` itself in the last bin.
+
+    Each element's bin is ``floor((x - min) * bins / (max - min))``, then moved by one where the
+    rounded position disagrees with the bin edges (``linspace(min, max, bins + 1)``), as PyTorch's
+    and numpy's histogram kernels correct it; the counts are a ``scatter_add`` of ones.
+    """
+    from ... import _dtypes
+    from ..._creation import full
+
+    dt = x._dtype
+    work = _dtypes.float32 if dt in (_dtypes.float16, _dtypes.bfloat16) else dt
+    data = as_dtype(x, work).reshape(-1)
+    low, high = float(min), float(max)
+    if low == high and data.numel():
+        low, high = float(op("amin")(data, (0,), False).item()), float(op("amax")(data, (0,), False).item())
+    if low == high:
+        low, high = low - 1, high + 1
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RuntimeError(f"flambeau.histc(): range of [{low}, {high}] is not finite")
+    inside = op("ge")(data, low) & op("le")(data, high)
+    scaled = op("where")(inside, (data - low) * (bins / (high - low)), 0.0)
+    pos = op("to_dtype")(scaled, _dtypes.int64)  # truncation is floor: the inside positions are >= 0
+    pos = op("where")(op("lt")(pos, bins), pos, bins - 1)
+    edges = op("linspace")(low, high, bins + 1, dtype=work, device=x._device)
+    below = inside & op("lt")(data, op("gather")(edges, 0, pos))
+    pos = op("where")(below, pos - 1, pos)
+    above = inside & op("ne")(pos, bins - 1) & op("ge")(data, op("gather")(edges, 0, pos + 1))
+    pos = op("where")(above, pos + 1, pos)
+    counts = full((bins,), 0, dtype=work, device=x._device)
+    ones = op("to_dtype")(inside, work)
+    return op("scatter_add")(counts, 0, op("where")(inside, pos, 0), ones)
