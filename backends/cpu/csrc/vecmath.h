@@ -96,13 +96,17 @@ FLAMBEAU_INLINE double vec_log(double x) {
   const double xs = tiny ? x * 18014398509481984.0 : x;  // * 2**54
   std::int64_t bits;
   std::memcpy(&bits, &xs, sizeof bits);
-  const std::int64_t e = ((bits >> 52) & 0x7ff) - 1023 - (tiny ? 54 : 0);
+  // The biased exponent as a double through 2**52 + e's bits: AVX2 has no int64 -> double conversion,
+  // and a static_cast would keep this loop scalar.
+  const std::int64_t ebits = ((bits >> 52) & 0x7ff) | 0x4330000000000000LL;
+  double eb;
+  std::memcpy(&eb, &ebits, sizeof eb);
   bits = (bits & 0x000fffffffffffffLL) | 0x3ff0000000000000LL;
   double m;
   std::memcpy(&m, &bits, sizeof m);
   const bool big = m > 1.4142135623730951;
   const double f = big ? m * 0.5 - 1.0 : m - 1.0;
-  const double k = static_cast<double>(e + (big ? 1 : 0));
+  const double k = (eb - 4503599627370496.0) - (tiny ? 1077.0 : 1023.0) + (big ? 1.0 : 0.0);  // exact
   const double s = f / (2.0 + f);
   const double z = s * s, w = z * z;
   const double t1 = w * (3.999999999940941908e-01 + w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01));
