@@ -7,6 +7,7 @@
 #include "common.h"
 #include "strided.h"
 #include "vecmath.h"
+#include "vec_log.h"
 
 #include <cmath>
 

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "philox.h"
 #include "vecmath.h"
+#include "vec_log.h"
 
 namespace flambeau {
 namespace {
