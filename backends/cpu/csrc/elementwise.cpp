@@ -7,6 +7,7 @@
 #include "common.h"
 #include "strided.h"
 #include "vecmath.h"
+#include "vec_log.h"
 
 #include <cmath>
 
@@ -41,7 +42,7 @@ template <class T> struct Gt { FLAMBEAU_INLINE bool operator()(T a, T b) const {
 template <class T> struct Ge { FLAMBEAU_INLINE bool operator()(T a, T b) const { return a >= b; } };
 
 template <class T> struct Exp { FLAMBEAU_INLINE T operator()(T x) const { return vec_exp(x); } };
-template <class T> struct Log { FLAMBEAU_INLINE T operator()(T x) const { return std::log(x); } };
+template <class T> struct Log { FLAMBEAU_INLINE T operator()(T x) const { return vec_log(x); } };
 template <class T> struct Sqrt { FLAMBEAU_INLINE T operator()(T x) const { return std::sqrt(x); } };
 template <class T> struct Neg { FLAMBEAU_INLINE T operator()(T x) const { return -x; } };
 template <class T> struct Abs { FLAMBEAU_INLINE T operator()(T x) const { return std::fabs(x); } };

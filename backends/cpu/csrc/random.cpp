@@ -3,12 +3,13 @@
 // Element i of a call draws from counter block (offset + i / per_block) under the generator's key, so
 // the numbers depend only on (key, offset, i): not on the thread count, nor on how the work is split.
 // The caller advances its offset by the number of blocks a call used (philox_blocks). Normals come
-// from Box-Muller with branch-free float log / sin / cos that the compiler vectorises.
+// from Box-Muller with branch-free log (vecmath.h's vec_log) / sin / cos that the compiler vectorises.
 #include <cmath>
 
 #include "common.h"
 #include "philox.h"
 #include "vecmath.h"
+#include "vec_log.h"
 
 namespace flambeau {
 namespace {
@@ -42,33 +43,6 @@ FLAMBEAU_INLINE double unit_d(std::uint32_t a, std::uint32_t b) {
   return static_cast<double>(bits) * (1.0 / 9007199254740992.0);
 }
 
-// log(x) for x in (0, 1], branch-free (Cephes' logf polynomial, ~1 ulp).
-FLAMBEAU_INLINE float log_f(float x) {
-  std::int32_t bits;
-  std::memcpy(&bits, &x, 4);
-  std::int32_t e = ((bits >> 23) & 0xff) - 127;
-  bits = (bits & 0x007fffff) | 0x3f800000;
-  float m;
-  std::memcpy(&m, &bits, 4);  // x = m * 2^e, m in [1, 2)
-  const bool big = m > 1.41421356f;
-  const float f = big ? m * 0.5f - 1.0f : m - 1.0f;
-  const float ef = static_cast<float>(e + (big ? 1 : 0));
-  const float z = f * f;
-  float y = 7.0376836292e-2f;
-  y = y * f - 1.1514610310e-1f;
-  y = y * f + 1.1676998740e-1f;
-  y = y * f - 1.2420140846e-1f;
-  y = y * f + 1.4249322787e-1f;
-  y = y * f - 1.6668057665e-1f;
-  y = y * f + 2.0000714765e-1f;
-  y = y * f - 2.4999993993e-1f;
-  y = y * f + 3.3333331174e-1f;
-  y = y * f * z;
-  y += -2.12194440e-4f * ef;
-  y += -0.5f * z;
-  return f + y + 0.693359375f * ef;
-}
-
 // sin and cos of 2*pi*u for u in [0, 1), branch-free: a quadrant, then polynomials on [-pi/4, pi/4].
 FLAMBEAU_INLINE void sincos_turn_f(float u, float& s, float& c) {
   const float t = u * 4.0f;
@@ -83,34 +57,6 @@ FLAMBEAU_INLINE void sincos_turn_f(float u, float& s, float& c) {
   const float s1 = (q & 1) ? ca : sa, c1 = (q & 1) ? -sa : ca;
   s = (q & 2) ? -s1 : s1;
   c = (q & 2) ? -c1 : c1;
-}
-
-// log(x) for x in (0, 1], double precision, branch-free: x = m * 2^e with m in [sqrt(1/2), sqrt(2)), and
-// log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, summed to s^23 (error below 1e-17).
-FLAMBEAU_INLINE double log_d(double x) {
-  std::int64_t bits;
-  std::memcpy(&bits, &x, 8);
-  std::int64_t e = ((bits >> 52) & 0x7ff) - 1023;
-  bits = (bits & 0x000fffffffffffffLL) | 0x3ff0000000000000LL;
-  double m;
-  std::memcpy(&m, &bits, 8);
-  const bool big = m > 1.4142135623730951;
-  m = big ? m * 0.5 : m;
-  const double ef = static_cast<double>(e + (big ? 1 : 0));
-  const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
-  double y = 1.0 / 23;
-  y = y * s2 + 1.0 / 21;
-  y = y * s2 + 1.0 / 19;
-  y = y * s2 + 1.0 / 17;
-  y = y * s2 + 1.0 / 15;
-  y = y * s2 + 1.0 / 13;
-  y = y * s2 + 1.0 / 11;
-  y = y * s2 + 1.0 / 9;
-  y = y * s2 + 1.0 / 7;
-  y = y * s2 + 1.0 / 5;
-  y = y * s2 + 1.0 / 3;
-  y = y * s2 + 1.0;
-  return 2.0 * s * y + ef * 0.6931471805599453;
 }
 
 // sin and cos of 2*pi*u for u in [0, 1), double precision (Cephes' polynomials on [-pi/4, pi/4]).
@@ -208,7 +154,7 @@ FLAMBEAU_CLONES void normal_range(T* data, index_t n, std::uint64_t key, std::ui
     for (index_t j = 0; j < count; ++j) {
       if constexpr (per == 4) {
         for (int pair = 0; pair < 2; ++pair) {
-          const float r = std::sqrt(-2.0f * log_f(unit_open_f(words[2 * pair][j])));
+          const float r = std::sqrt(-2.0f * vec_log(unit_open_f(words[2 * pair][j])));
           float sn, cs;
           sincos_turn_f(unit_f(words[2 * pair + 1][j]), sn, cs);
           vals[2 * pair][j] = mean + std_ * (r * cs);
@@ -216,7 +162,7 @@ FLAMBEAU_CLONES void normal_range(T* data, index_t n, std::uint64_t key, std::ui
         }
       } else {
         const double u1 = 1.0 - unit_d(words[0][j], words[1][j]);  // (0, 1]
-        const double r = std::sqrt(-2.0 * log_d(u1));
+        const double r = std::sqrt(-2.0 * vec_log(u1));
         double sn, cs;
         sincos_turn_d(unit_d(words[2][j], words[3][j]), sn, cs);
         vals[0][j] = mean + std_ * (r * cs);
