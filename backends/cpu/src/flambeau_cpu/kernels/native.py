@@ -375,8 +375,9 @@ KERNELS: dict[str, Callable[..., Any]] = {
 for _name, _ufunc in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
                       ("gt", np.greater), ("ge", np.greater_equal)):
     KERNELS[_name] = _comparison(_name, _NP[_name], _ufunc)
-# log: the C++ loop (vecmath.h's vec_log, vectorised) beats numpy's on one thread in both precisions
-# (numpy's float32 log is a scalar loop on AVX2 machines). The float32 tanh runs at ~0.4 of numpy's single-thread speed per thread, so it needs three threads to win.
+# log: the C++ loop (vec_log.h, vectorised) beats numpy's on one thread in both precisions (numpy's
+# float32 log is a scalar loop on AVX2 machines). The float32 tanh runs at ~0.4 of numpy's
+# single-thread speed per thread, so it needs three threads to win.
 # float32 exp: the C++ loop (a vectorised polynomial) beats numpy's on one thread too (1M: 0.83 ms
 # against 2.07, CPU time), so it runs from one thread up.
 KERNELS["exp"] = _unary_kernel("exp", _NP["exp"], (_F32,), always=False, min_threads=1)
