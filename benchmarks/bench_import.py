@@ -1,7 +1,8 @@
 """(e) ``import flambeau`` (core-tensor, the CPU backend, autograd, optim) vs ``import numpy``, in four conditions.
 
 Each sample is a fresh interpreter that times only its import statement (interpreter start-up
-excluded); flambeau and numpy alternate within each condition. ``import flambeau`` includes
+excluded); flambeau and numpy alternate within each condition, and the order of the conditions
+(and of the two modules) turns every round. ``import flambeau`` includes
 numpy's own import and the plugin and backend load. Two clocks: wall time, and the process's
 CPU time, which a busy neighbour on a shared machine disturbs less.
 
@@ -152,9 +153,12 @@ def run(libs: list, quick: bool = False) -> list[Row]:
         _sample("numpy", "normal", installs["normal"], site)  # warms the OS file cache
         samples: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for i in range(rounds):
-            for condition in conditions:
+            # The order turns every round (conditions, and which module goes first), so that no
+            # condition always runs right after another's work: the fresh install's copy (~10 MB
+            # written) is followed by each condition in turn, not always by `normal` of the next round.
+            for condition in conditions[i % len(conditions):] + conditions[:i % len(conditions)]:
                 install = installs.get(condition) or _copy(pristine, os.path.join(work, f"fresh{i}"))
-                for module in ("flambeau", "numpy"):
+                for module in (("flambeau", "numpy") if i % 2 == 0 else ("numpy", "flambeau")):
                     samples.setdefault((condition, module), []).append(_sample(module, condition, install, site))
     finally:
         for folder, dirs, _ in os.walk(work):  # the read-only copy must be made writable to be removed

@@ -15,6 +15,7 @@ from flambeau._tensor import Tensor
 from flambeau.ops._decl import OPTIONAL_TENSOR_LIST, TENSOR_LIST, tensor_kind
 from flambeau.ops._registry import GRADIENTS, OPS
 
+from ._formulas import DeferredFormula
 from ._node import (NO_EDGE, STORAGE_BASE, Node, SavedTensor, TensorMeta, _sequence, accumulator, diff_base, edge,
                     refresh_view)
 from .formula import Formula
@@ -39,6 +40,8 @@ class OpInfo:
     def __init__(self, op: Any) -> None:
         self.op = op
         f = GRADIENTS.get(op.name)
+        if type(f) is DeferredFormula:  # core-autograd's own formulas load with their first record
+            f = f.resolve()
         if f is not None and not isinstance(f, Formula):
             f = Formula(f, [p.name for p in op.parameters if tensor_kind(p)], True)
         self.formula = f
