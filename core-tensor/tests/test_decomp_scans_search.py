@@ -61,6 +61,7 @@ def test_cummax_of_a_0d_and_an_empty_tensor():
 
 
 def test_cummax_gradient_reaches_the_element_each_value_came_from():
+    pytest.importorskip("flambeau.autograd")  # core-tensor's tests also run without flambeau-core-autograd
     x = fb.tensor([1.0, 3.0, 2.0, 3.0, 0.0], dtype=fb.float64, requires_grad=True)
     values, _ = _decomposed("cummax", x, 0)
     values.sum().backward()
@@ -84,6 +85,7 @@ def test_logcumsumexp_matches_the_kernel(dtype):
 
 
 def test_logcumsumexp_gradient():
+    pytest.importorskip("flambeau.autograd")  # core-tensor's tests also run without flambeau-core-autograd
     x = fb.from_numpy(np.random.default_rng(1).normal(size=(2, 6))).requires_grad_()
     assert fb.autograd.gradcheck(lambda t: _decomposed("logcumsumexp", t, 1), (x,))
 
@@ -140,6 +142,7 @@ def test_order_statistics_match_the_kernels(name):
 
 
 def test_median_dim_gradient_goes_to_the_median():
+    pytest.importorskip("flambeau.autograd")  # core-tensor's tests also run without flambeau-core-autograd
     x = fb.tensor([[3.0, 1.0, 2.0, 5.0]], dtype=fb.float64, requires_grad=True)
     _decomposed("median_dim", x, 1, False).values.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[0, 0, 1, 0]])
@@ -206,6 +209,7 @@ def test_quantiles_match_numpy(name, reduce, interpolation):
 
 
 def test_quantile_gradient():
+    pytest.importorskip("flambeau.autograd")  # core-tensor's tests also run without flambeau-core-autograd
     x = fb.from_numpy(np.random.default_rng(8).normal(size=(3, 5))).requires_grad_()
     assert fb.autograd.gradcheck(lambda t: _decomposed("quantile", t, 0.3, 1, False, "linear"), (x,))
 

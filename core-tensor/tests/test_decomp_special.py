@@ -92,5 +92,6 @@ def test_lgamma_decomposition_against_scipy_in_every_float_dtype():
 
 
 def test_lgamma_decomposition_gradient_is_digamma():
+    pytest.importorskip("flambeau.autograd")  # core-tensor's tests also run without flambeau-core-autograd
     x = fb.tensor([0.3, 1.5, 4.0, 12.0, -2.5], dtype=fb.float64, requires_grad=True)
     assert fb.autograd.gradcheck(lambda t: _without_kernel(OPS["lgamma"], fb.device("cpu"), (t,), None, False), (x,))
