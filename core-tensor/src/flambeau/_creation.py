@@ -419,17 +419,18 @@ def _size_args(name: str, size: tuple, keyword: Any = None) -> tuple[int, ...]:
 def _filled(name: str, size: tuple, value: Any, dtype: Any, device: Any, requires_grad: bool, out: Any,
             keyword_size: Any = None) -> Tensor:
     shape = _size_args(name, size, keyword_size)
-    checked_nbytes(shape, (dtype or (out._dtype if out is not None else _dtypes.get_default_dtype())).itemsize)
     if out is not None:
         if dtype is not None and dtype is not out._dtype:
             raise RuntimeError(f"dtype {_type_name(dtype)} does not match dtype of out parameter "
                                f"({_type_name(out._dtype)})")
+        checked_nbytes(shape, out._dtype.itemsize)
         if tuple(out.shape) != shape:
             out._data = _backend(out._device).empty(shape, out._dtype, out._device)
         if value is not None:
             out.fill_(value)
         return out
     dt = dtype or _dtypes.get_default_dtype()
+    checked_nbytes(shape, dt.itemsize)  # before any backend allocates (the meta backend would not refuse)
     dev = factory_device(device)
     backend = _backend(dev)
     check_dtype(backend, dt)
