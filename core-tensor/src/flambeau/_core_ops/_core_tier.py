@@ -1,8 +1,8 @@
 """The core tier: the ops every backend implements; everything else decomposes onto them.
 
 Chosen so that a vendor writes each in a few lines over an array library: elementwise arithmetic
-and a handful of transcendental functions (the rest are formulas over these), comparisons and
-``where``, bitwise logic (bool masks combine with it), reductions along dims and one scan, two
+and a handful of transcendental functions (the rest are formulas over these), comparisons,
+``where`` and ``clamp``, bitwise logic (bool masks combine with it), reductions along dims and one scan, two
 matrix products, the strided views, copy/fill/cast, a gather and two scatters along a dim, two
 random sources, one factory and the one data-dependent op (``nonzero``) that masks need. Host
 transfers are the Backend's own methods (``to_numpy``/``from_numpy``), not ops.
@@ -13,8 +13,9 @@ CORE_OPS: tuple[str, ...] = (
     # elementwise arithmetic and math (16)
     "add", "sub", "mul", "div", "neg", "abs", "pow", "exp", "log", "sqrt", "sin", "cos", "atan2", "erf",
     "floor", "round",
-    # comparisons and selection (7)
-    "eq", "ne", "lt", "le", "gt", "ge", "where",
+    # comparisons and selection (8); ``clamp`` is one pass where a compare-and-select takes two per
+    # bound, and maximum/minimum/clamp_min/clamp_max decompose onto it
+    "eq", "ne", "lt", "le", "gt", "ge", "where", "clamp",
     # bitwise logic, also on bool (4)
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     # reductions along dims, and the scan (7)

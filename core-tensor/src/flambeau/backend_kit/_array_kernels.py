@@ -243,6 +243,18 @@ def make_core_kernels(xp: ModuleType, storage: ArrayStorage, random_source: Rand
         dt = work_dtype(out.dtype)
         store(out, xp.where(device_array(condition), operand(input, dt), operand(other, dt)))
 
+    def clamp(input, min, max, out):
+        # PyTorch's order, min(max(x, lo), hi): hi wins when lo > hi. maximum/minimum propagate a
+        # NaN of either side, so a NaN element or a NaN bound gives NaN, as PyTorch's clamp does.
+        dt = work_dtype(out.dtype)
+        x = operand(input, dt)
+        with quiet():
+            if min is not None:
+                x = xp.maximum(x, operand(min, dt))
+            if max is not None:
+                x = xp.minimum(x, operand(max, dt))
+            store(out, x)
+
     def bitwise(fn):
         def kernel(input, other, out):
             store(out, fn(operand(input, out.dtype), operand(other, out.dtype)))
@@ -475,6 +487,7 @@ def make_core_kernels(xp: ModuleType, storage: ArrayStorage, random_source: Rand
         cos=elementwise(xp.cos), atan2=atan2, erf=elementwise(checked_erf), floor=floor, round=round,
         eq=comparison(xp.equal), ne=comparison(xp.not_equal), lt=comparison(xp.less),
         le=comparison(xp.less_equal), gt=comparison(xp.greater), ge=comparison(xp.greater_equal), where=where,
+        clamp=clamp,
         bitwise_and=bitwise(xp.bitwise_and), bitwise_or=bitwise(xp.bitwise_or),
         bitwise_xor=bitwise(xp.bitwise_xor), bitwise_not=bitwise_not,
         sum=sum, prod=prod, amax=amax, amin=amin, argmax=argmax, argmin=argmin, cumsum=cumsum, mm=mm, bmm=mm,

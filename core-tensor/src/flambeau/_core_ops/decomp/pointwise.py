@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ... import _dtypes
 from ..._tensor import Tensor
 from . import decomposition
 from ._util import LN2, LN10, as_dtype, is_complex, op, result_dtype, scalar_like
@@ -317,16 +318,24 @@ def _binary_operands(name: str, a: Any, b: Any) -> tuple[Any, Any]:
     return as_dtype(a, dt), as_dtype(b, dt)
 
 
-@decomposition("maximum", "gt ne bitwise_or where to_dtype")
+def _bool_or_clamp(a: Tensor, b: Tensor, logical: str, bound: int) -> Tensor:
+    """maximum/minimum as one core-tier pass: ``clamp`` with the other operand as the bound
+    (``bound`` 1: its min, 2: its max). clamp propagates a NaN of the element or of the bound, as
+    maximum/minimum do, and keeps integer dtypes. bool, which clamp does not take (PyTorch refuses
+    it), is logical OR / AND."""
+    if a._dtype is _dtypes.bool and b._dtype is _dtypes.bool:
+        return op(logical)(a, b)
+    return op("clamp")(a, b, None) if bound == 1 else op("clamp")(a, None, b)
+
+
+@decomposition("maximum", "bitwise_or clamp")
 def _maximum(a: Tensor, b: Tensor) -> Tensor:
-    a, b = _binary_operands("maximum", a, b)
-    return _where((a > b) | (a != a), a, b)  # a NaN on either side wins
+    return _bool_or_clamp(a, b, "bitwise_or", 1)
 
 
-@decomposition("minimum", "lt ne bitwise_or where to_dtype")
+@decomposition("minimum", "bitwise_and clamp")
 def _minimum(a: Tensor, b: Tensor) -> Tensor:
-    a, b = _binary_operands("minimum", a, b)
-    return _where((a < b) | (a != a), a, b)
+    return _bool_or_clamp(a, b, "bitwise_and", 2)
 
 
 @decomposition("fmax", "ge ne bitwise_or where to_dtype")
@@ -341,39 +350,14 @@ def _fmin(a: Tensor, b: Tensor) -> Tensor:
     return _where((a <= b) | (b != b), a, b)
 
 
-def _bound(x: Tensor, bound: Any, beyond: str) -> Tensor:
-    """``x`` with the elements ``beyond`` (``lt`` or ``gt``) ``bound`` replaced by it; a NaN bound
-    gives NaN, as PyTorch. ``x`` and a tensor ``bound`` are already in the result dtype. Two passes
-    (a comparison, a select) straight onto the core ops: clamp runs it twice, not through
-    clamp_min's and clamp_max's dispatch."""
-    if isinstance(bound, Tensor):
-        return _where(op(beyond)(x, bound) | op("ne")(bound, bound), bound, x)
-    if bound != bound:
-        return x * math.nan
-    return _where(op(beyond)(x, bound), bound, x)
-
-
-@decomposition("clamp_min", "lt ne bitwise_or where mul to_dtype")
+@decomposition("clamp_min", "clamp")
 def _clamp_min(x: Tensor, low: Any) -> Tensor:
-    x, low = _binary_operands("clamp_min", x, low)
-    return _bound(x, low, "lt")
+    return op("clamp")(x, low, None)
 
 
-@decomposition("clamp_max", "gt ne bitwise_or where mul to_dtype")
+@decomposition("clamp_max", "clamp")
 def _clamp_max(x: Tensor, high: Any) -> Tensor:
-    x, high = _binary_operands("clamp_max", x, high)
-    return _bound(x, high, "gt")
-
-
-@decomposition("clamp", "lt gt ne bitwise_or where mul to_dtype")
-def _clamp(x: Tensor, low: Any = None, high: Any = None) -> Tensor:
-    dt = result_dtype("clamp", x, low, high)
-    x = as_dtype(x, dt)
-    if low is not None:
-        x = _bound(x, as_dtype(low, dt), "lt")
-    if high is not None:  # after min: a min above max gives max, as PyTorch
-        x = _bound(x, as_dtype(high, dt), "gt")
-    return x
+    return op("clamp")(x, None, high)
 
 
 @decomposition("floor_divide", "div")
@@ -484,7 +468,7 @@ def _addcdiv(x: Tensor, t1: Tensor, t2: Tensor, value: Any = 1) -> Tensor:
     return as_dtype(x, dt) + as_dtype(t1, dt) / as_dtype(t2, dt) * value
 
 
-@decomposition("nan_to_num", "ne eq where")
+@decomposition("nan_to_num", "ne eq where clamp")
 def _nan_to_num(x: Tensor, nan: Any = 0.0, posinf: Any = None, neginf: Any = None) -> Tensor:
     if is_complex(x):
         parts = op("view_as_real")(x)
@@ -494,6 +478,10 @@ def _nan_to_num(x: Tensor, nan: Any = 0.0, posinf: Any = None, neginf: Any = Non
         return x.clone()
     info = np.finfo(x._dtype.numpy_dtype) if x._dtype.name != "bfloat16" else None
     big = float(info.max) if info is not None else 3.3895313892515355e38
+    if posinf is None and neginf is None:
+        # the default replacements are the dtype's extremes: every finite x already lies within them,
+        # so one clamp replaces both infinities (it keeps NaN), then one select the NaNs (3 passes, not 5)
+        return _where(x != x, nan, op("clamp")(x, -big, big))
     posinf = big if posinf is None else posinf
     neginf = -big if neginf is None else neginf
     return _where(x != x, nan, _where(x == math.inf, posinf, _where(x == -math.inf, neginf, x)))
