@@ -162,3 +162,111 @@ def test_nan_to_num_default_extremes_by_clamp(dtype, kw):
     assert got.dtype == fb.from_numpy(x).dtype
     np.testing.assert_array_equal(got.numpy(), want)
     assert np.array_equal(np.signbit(got.numpy()), np.signbit(want))
+
+
+# -- FFTs on the host (numpy.fft), against scipy.fft in float64 ------------------------------------
+
+_FFT_TOL = {"float32": 2e-5, "float64": 1e-12}
+
+
+def _fft_input(shape, dtype, complex_=False, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    if complex_:
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(np.result_type(dtype, np.complex64) if complex_ else dtype)
+
+
+def _close(got, want, dtype):
+    scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+    np.testing.assert_allclose(got, want, rtol=0, atol=_FFT_TOL[dtype] * scale * 4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("norm", [None, "backward", "forward", "ortho"])
+@pytest.mark.parametrize("n, dim", [(None, -1), (5, 0), (12, 1), (1, -1)])
+def test_host_fft_1d(dtype, norm, n, dim):
+    sfft = pytest.importorskip("scipy.fft")
+    real = _fft_input((6, 7), dtype)
+    cplx = _fft_input((6, 7), dtype, complex_=True)
+    cdt = np.result_type(dtype, np.complex64)
+    for name, x, ref in (("fft_fft", cplx, sfft.fft), ("fft_fft", real, sfft.fft), ("fft_ifft", cplx, sfft.ifft),
+                         ("fft_rfft", real, sfft.rfft), ("fft_irfft", cplx, sfft.irfft)):
+        got = _decomposed(name, fb.from_numpy(x), n, dim, norm).numpy()
+        want = ref(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64), n, dim, norm or "backward")
+        assert got.dtype == (np.dtype(dtype) if name == "fft_irfft" else cdt), name
+        assert got.shape == want.shape, name
+        _close(got, want, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("s, dim", [(None, None), ((4, -1), (0, 2)), ((3, 5), None), (None, (1,)), (None, (2, 0))])
+def test_host_fft_nd(dtype, s, dim):
+    sfft = pytest.importorskip("scipy.fft")
+    real = _fft_input((3, 4, 6), dtype, seed=1)
+    cplx = _fft_input((3, 4, 6), dtype, complex_=True, seed=2)
+    cdt = np.result_type(dtype, np.complex64)
+    axes = dim
+    if s is not None:
+        base = real.shape
+        axes_ = dim if dim is not None else tuple(range(3 - len(s), 3))
+        sizes = [base[a] if v == -1 else v for a, v in zip(axes_, s)]
+    else:
+        axes_, sizes = axes, None
+    for name, x, ref, out_dt in (("fft_fftn", cplx, sfft.fftn, cdt), ("fft_ifftn", cplx, sfft.ifftn, cdt),
+                                 ("fft_rfftn", real, sfft.rfftn, cdt), ("fft_irfftn", cplx, sfft.irfftn, dtype)):
+        got = _decomposed(name, fb.from_numpy(x), s, dim, "ortho").numpy()
+        ref_sizes = sizes
+        if name == "fft_irfftn" and s is not None and s[-1] == -1:  # PyTorch: -1 there is 2 * (m - 1)
+            ref_sizes = sizes[:-1] + [2 * (x.shape[axes_[-1]] - 1)]
+        want = ref(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64), ref_sizes, axes_, "ortho")
+        assert got.dtype == np.dtype(out_dt) and got.shape == want.shape, name
+        _close(got, want, dtype)
+
+
+def test_host_fft_integers_empty_and_non_contiguous():
+    sfft = pytest.importorskip("scipy.fft")
+    i = np.arange(10, dtype=np.int32).reshape(2, 5)
+    got = _decomposed("fft_fft", fb.from_numpy(i), None, -1, None).numpy()
+    assert got.dtype == np.complex64  # integers: the default complex dtype
+    _close(got, sfft.fft(i.astype(np.float64)), "float32")
+    b = np.array([True, False, True])
+    assert _decomposed("fft_rfft", fb.from_numpy(b), None, -1, None).dtype == fb.complex64
+    t = fb.from_numpy(_fft_input((5, 4), "float64")).t()  # non-contiguous
+    _close(_decomposed("fft_fft", t, None, 1, None).numpy(), sfft.fft(t.numpy(), axis=1), "float64")
+    e = fb.zeros(0, 4)
+    assert _decomposed("fft_fft", e, None, -1, None).shape == (0, 4)
+    assert _decomposed("fft_rfftn", e, None, None, None).shape == (0, 3)
+    got = _decomposed("fft_fftn", fb.from_numpy(i), None, (), None)  # no axis: the input as complex
+    np.testing.assert_array_equal(got.numpy(), i.astype(np.complex64))
+    with pytest.raises(RuntimeError, match="Invalid number of data points"):
+        _decomposed("fft_fft", fb.ones(3), 0, -1, None)
+    with pytest.raises(IndexError):
+        _decomposed("fft_fft", fb.tensor(1.0), None, -1, None)
+
+
+def test_host_fft_special_values_propagate():
+    x = np.array([1.0, np.inf, 0.0, -0.0], dtype=np.float64)
+    got = _decomposed("fft_fft", fb.from_numpy(x), None, -1, None).numpy()
+    with np.errstate(invalid="ignore"):
+        want = np.fft.fft(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    x = np.array([np.nan, 1.0, 2.0])
+    assert np.isnan(_decomposed("fft_rfft", fb.from_numpy(x), None, -1, None).numpy()).all()
+
+
+def test_fft_composites_run_on_the_example_backend():
+    pytest.importorskip("flambeau_example")
+    sfft = pytest.importorskip("scipy.fft")
+    x = _fft_input((4, 6), "float64", complex_=True, seed=3)
+    r = _fft_input((4, 6), "float64", seed=4)
+    ex = fb.from_numpy(x).to("example")
+    er = fb.from_numpy(r).to("example")
+    for got, want in ((fb.fft.fft2(ex), sfft.fft2(x)), (fb.fft.ifft2(ex, s=(3, 8)), sfft.ifft2(x, s=(3, 8))),
+                      (fb.fft.rfft2(er), sfft.rfft2(r)), (fb.fft.irfft2(ex), sfft.irfft2(x)),
+                      (fb.fft.hfft(ex, 9), sfft.hfft(x, 9)),
+                      (fb.fft.ihfft(er, norm="ortho"), sfft.ihfft(r, norm="ortho"))):
+        assert got.device.type == "example"
+        _close(got.cpu().numpy(), want, "float64")
+    for name in ("fft_fft2", "fft_hfft", "fft_ihfft", "fft_irfftn"):
+        assert fb.ops.tiers()[name] == "host", name
