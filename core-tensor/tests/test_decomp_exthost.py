@@ -270,3 +270,189 @@ def test_fft_composites_run_on_the_example_backend():
         _close(got.cpu().numpy(), want, "float64")
     for name in ("fft_fft2", "fft_hfft", "fft_ihfft", "fft_irfftn"):
         assert fb.ops.tiers()[name] == "host", name
+
+
+# -- linalg on the host (numpy only), against scipy.linalg / the maths written out -------------------
+
+def _mats(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+_LA_TOL = {"float32": 1e-4, "float64": 1e-11, "complex64": 1e-4, "complex128": 1e-11}
+LA_DTYPES = ["float32", "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("dtype", LA_DTYPES)
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5, 5), (2, 3, 6, 4), (2, 4, 6), (1, 1), (0, 3, 3)])
+def test_host_lu_factor_matches_scipy_and_reconstructs(dtype, shape):
+    sla = pytest.importorskip("scipy.linalg")
+    A = _mats(shape, dtype)
+    LU, piv = (t.numpy() for t in _decomposed("linalg_lu_factor", fb.from_numpy(A), True))
+    assert piv.dtype == np.int32 and piv.shape == shape[:-2] + (min(shape[-2:]),)
+    flat = A.reshape((-1,) + shape[-2:])
+    for i, M in enumerate(flat):
+        ref_lu, ref_piv = sla.lu_factor(M)
+        np.testing.assert_allclose(LU.reshape(flat.shape)[i], ref_lu, atol=_LA_TOL[dtype] * 10)
+        np.testing.assert_array_equal(piv.reshape(len(flat), -1)[i], ref_piv + 1)  # 1-based, as PyTorch
+    P, L, U = (t.numpy() for t in _decomposed("linalg_lu", fb.from_numpy(A), True))
+    np.testing.assert_allclose(P @ L @ U, A, atol=_LA_TOL[dtype] * 10)
+    assert np.allclose(np.triu(L, 1), 0) and np.allclose(np.tril(U, -1), 0)
+
+
+@pytest.mark.parametrize("dtype", LA_DTYPES)
+@pytest.mark.parametrize("left, adjoint", [(True, False), (True, True), (False, False), (False, True)])
+def test_host_lu_solve_every_side_and_adjoint(dtype, left, adjoint):
+    A = _mats((2, 5, 5), dtype, seed=1) + 3 * np.eye(5, dtype=dtype)
+    B = _mats((2, 5, 3) if left else (2, 3, 5), dtype, seed=2)
+    LU, piv = _decomposed("linalg_lu_factor", fb.from_numpy(A), True)
+    X = _decomposed("linalg_lu_solve", LU, piv, fb.from_numpy(B), left, adjoint).numpy()
+    opA = np.swapaxes(A, -1, -2).conj() if adjoint else A
+    np.testing.assert_allclose(opA @ X if left else X @ opA, B, atol=_LA_TOL[dtype] * 20)
+
+
+def test_host_lu_factor_singular_and_zero_pivot():
+    S = fb.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=fb.float64)
+    with pytest.raises(RuntimeError, match=r"U\[2,2\] is zero"):
+        _decomposed("linalg_lu_factor", S, True)
+    P, L, U = _decomposed("linalg_lu", S, True)  # lu does not raise
+    np.testing.assert_allclose((P @ L @ U).numpy(), S.numpy())
+
+
+@pytest.mark.parametrize("dtype", LA_DTYPES)
+def test_host_det_slogdet_inv_solve(dtype):
+    A = _mats((3, 4, 4), dtype, seed=3) + 2 * np.eye(4, dtype=dtype)
+    B = _mats((3, 4, 2), dtype, seed=4)
+    tA, tol = fb.from_numpy(A), _LA_TOL[dtype] * 50
+    np.testing.assert_allclose(_decomposed("linalg_det", tA).numpy(), np.linalg.det(A.astype(np.complex128)),
+                               rtol=tol)
+    sign, logabs = _decomposed("linalg_slogdet", tA)
+    ref_sign, ref_log = np.linalg.slogdet(A.astype(np.complex128))
+    np.testing.assert_allclose(sign.numpy(), ref_sign, atol=tol)
+    np.testing.assert_allclose(logabs.numpy(), ref_log, atol=tol)
+    assert logabs.dtype == fb.from_numpy(A.real.copy()).dtype
+    inv = _decomposed("linalg_inv", tA).numpy()
+    np.testing.assert_allclose(inv @ A, np.broadcast_to(np.eye(4), A.shape), atol=tol)
+    X = _decomposed("linalg_solve", tA, fb.from_numpy(B), True).numpy()
+    np.testing.assert_allclose(A @ X, B, atol=tol)
+    Xr = _decomposed("linalg_solve", tA, fb.from_numpy(np.swapaxes(B, -1, -2).copy()), False).numpy()
+    np.testing.assert_allclose(Xr @ A, np.swapaxes(B, -1, -2), atol=tol)
+    v = _decomposed("linalg_solve", tA, fb.from_numpy(B[..., 0].copy()), True).numpy()  # batched vectors
+    np.testing.assert_allclose(np.einsum("bij,bj->bi", A, v), B[..., 0], atol=tol)
+
+
+def test_host_inv_and_cholesky_errors_name_the_matrix():
+    A = np.stack([np.eye(3), np.array([[1.0, 2, 3], [2, 4, 6], [1, 0, 1]])])
+    with pytest.raises(fb.linalg.LinAlgError, match=r"\(Batch element 1\): The diagonal element 3 is zero"):
+        _decomposed("linalg_inv", fb.from_numpy(A))
+    inv, info = _decomposed("linalg_inv_ex", fb.from_numpy(A), False)
+    np.testing.assert_array_equal(info.numpy(), [0, 3])
+    np.testing.assert_allclose(inv.numpy()[0], np.eye(3))
+    assert np.isnan(inv.numpy()[1]).all()
+    with pytest.raises(fb.linalg.LinAlgError, match="singular"):
+        _decomposed("linalg_solve", fb.from_numpy(A), fb.ones(2, 3, 1, dtype=fb.float64), True)
+    S = np.stack([np.eye(3) * 2, np.diag([1.0, -1.0, 1.0])])
+    with pytest.raises(fb.linalg.LinAlgError, match=r"Batch element 1\).*leading minor of order 2"):
+        _decomposed("linalg_cholesky", fb.from_numpy(S), False)
+    L, info = _decomposed("linalg_cholesky_ex", fb.from_numpy(S), False, False)
+    np.testing.assert_array_equal(info.numpy(), [0, 2])
+    np.testing.assert_allclose(L.numpy()[0], np.eye(3) * np.sqrt(2))
+
+
+@pytest.mark.parametrize("dtype", LA_DTYPES)
+@pytest.mark.parametrize("upper", [False, True])
+def test_host_cholesky_against_numpy(dtype, upper):
+    A = _mats((2, 5, 5), dtype, seed=5)
+    H = A @ np.swapaxes(A, -1, -2).conj() + 5 * np.eye(5, dtype=dtype)
+    L = _decomposed("linalg_cholesky", fb.from_numpy(H), upper).numpy()
+    ref = np.linalg.cholesky(H.astype(np.complex128))
+    np.testing.assert_allclose(L, np.swapaxes(ref, -1, -2).conj() if upper else ref, atol=_LA_TOL[dtype] * 50)
+
+
+@pytest.mark.parametrize("dtype", LA_DTYPES)
+@pytest.mark.parametrize("upper, left, unit", [(False, True, False), (True, True, True), (True, False, False),
+                                               (False, False, True)])
+def test_host_solve_triangular(dtype, upper, left, unit):
+    sla = pytest.importorskip("scipy.linalg")
+    A = _mats((2, 4, 4), dtype, seed=6) + 4 * np.eye(4, dtype=dtype)
+    B = _mats((2, 4, 3) if left else (2, 3, 4), dtype, seed=7)
+    X = _decomposed("linalg_solve_triangular", fb.from_numpy(A), fb.from_numpy(B), upper, left, unit).numpy()
+    T = np.triu(A) if upper else np.tril(A)
+    if unit:
+        T[..., range(4), range(4)] = 1
+    for i in range(2):
+        if left:
+            ref = sla.solve_triangular(T[i], B[i], lower=not upper)
+        else:
+            ref = sla.solve_triangular(T[i].T, B[i].T, lower=upper).T
+        np.testing.assert_allclose(X[i], ref, atol=_LA_TOL[dtype] * 50)
+    Z = fb.from_numpy(np.zeros((2, 2)))
+    out = _decomposed("linalg_solve_triangular", Z, fb.ones(2, 1, dtype=fb.float64), True, True, False).numpy()
+    assert not np.isfinite(out).any()  # a zero diagonal: inf/NaN, no error (PyTorch)
+
+
+@pytest.mark.parametrize("dtype", LA_DTYPES)
+def test_host_eig_eigh_svd_qr(dtype):
+    A = _mats((2, 4, 4), dtype, seed=8)
+    tol = _LA_TOL[dtype] * 100
+    w, v = (t.numpy() for t in _decomposed("linalg_eig", fb.from_numpy(A)))
+    np.testing.assert_allclose(A @ v, v * w[..., None, :], atol=tol)
+    np.testing.assert_allclose(np.sort_complex(_decomposed("linalg_eigvals", fb.from_numpy(A)).numpy().ravel()),
+                               np.sort_complex(w.ravel()), atol=tol)
+    H = A + np.swapaxes(A, -1, -2).conj()
+    w, v = (t.numpy() for t in _decomposed("linalg_eigh", fb.from_numpy(H), "L"))
+    assert w.dtype == np.dtype(dtype).type(0).real.dtype
+    assert (np.diff(w, axis=-1) >= 0).all()
+    np.testing.assert_allclose(H @ v, v * w[..., None, :], atol=tol)
+    R = _mats((2, 5, 3), dtype, seed=9)
+    U, S, Vh = (t.numpy() for t in _decomposed("linalg_svd", fb.from_numpy(R), False, None))
+    np.testing.assert_allclose((U * S[..., None, :]) @ Vh, R, atol=tol)
+    np.testing.assert_allclose(_decomposed("linalg_svdvals", fb.from_numpy(R), None).numpy(), S, atol=tol)
+    U, S, Vh = _decomposed("linalg_svd", fb.from_numpy(R), True, None)
+    assert U.shape == (2, 5, 5) and Vh.shape == (2, 3, 3)
+    for mode, qshape in (("reduced", (2, 5, 3)), ("complete", (2, 5, 5))):
+        Q, Rr = (t.numpy() for t in _decomposed("linalg_qr", fb.from_numpy(R), mode))
+        assert Q.shape == qshape
+        np.testing.assert_allclose(Q @ Rr, R, atol=tol)
+
+
+def test_host_linalg_empty_matrices():
+    E = fb.zeros(2, 0, 0, dtype=fb.float64)
+    np.testing.assert_array_equal(_decomposed("linalg_det", E).numpy(), [1.0, 1.0])
+    assert _decomposed("linalg_inv", E).shape == (2, 0, 0)
+    U, S, Vh = _decomposed("linalg_svd", fb.zeros(3, 0, dtype=fb.float64), True, None)
+    np.testing.assert_array_equal(U.numpy(), np.eye(3))
+    LU, piv = _decomposed("linalg_lu_factor", fb.zeros(0, 3, 3), True)
+    assert LU.shape == (0, 3, 3) and piv.shape == (0, 3)
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsd"])
+def test_host_lstsq(driver):
+    A = _mats((2, 6, 3), "float64", seed=10)
+    B = _mats((2, 6, 2), "float64", seed=11)
+    sol, res, rank, sv = _decomposed("linalg_lstsq", fb.from_numpy(A), fb.from_numpy(B), None, driver)
+    for i in range(2):
+        np.testing.assert_allclose(sol.numpy()[i], np.linalg.lstsq(A[i], B[i], rcond=None)[0], atol=1e-10)
+    assert rank.numel() == (0 if driver == "gels" else 2)
+    assert sv.numel() == (6 if driver == "gelsd" else 0)
+    assert res.numel() == (0 if driver is None else 4)
+
+
+def test_linalg_composites_and_norm_on_the_example_backend():
+    pytest.importorskip("flambeau_example")
+    sla = pytest.importorskip("scipy.linalg")
+    A = _mats((3, 3), "float64", seed=12) + 3 * np.eye(3)
+    ex = fb.from_numpy(A).to("example")
+    for got, want in ((fb.linalg.pinv(ex), np.linalg.pinv(A)), (fb.linalg.matrix_norm(ex, "nuc"),
+                                                                np.linalg.norm(A, "nuc")),
+                      (fb.linalg.matrix_rank(ex), 3), (fb.linalg.matrix_power(ex, 3), A @ A @ A),
+                      (fb.matrix_exp(ex), sla.expm(A)), (fb.linalg.eigvalsh(ex + ex.mT), np.linalg.eigvalsh(A + A.T)),
+                      (fb.norm(ex, "nuc"), np.linalg.norm(A, "nuc")), (fb.norm(ex), np.linalg.norm(A)),
+                      (fb.norm(ex, 3, 1, True), np.sum(np.abs(A) ** 3, 1, keepdims=True) ** (1 / 3))):
+        assert got.device.type == "example"
+        np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-9, atol=1e-9)
+    for name in ("linalg_pinv", "linalg_matrix_rank", "matrix_exp", "norm", "linalg_lu_solve"):
+        assert fb.ops.tiers()[name] == "host", name

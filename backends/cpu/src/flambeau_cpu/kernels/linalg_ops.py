@@ -1,5 +1,9 @@
 """CPU kernels of ``flambeau.linalg``: numpy.linalg (batched LAPACK loops) and scipy.linalg.
 
+The kernels that need nothing beyond numpy (det, slogdet, qr, eig, eigvals, eigh, svd, svdvals,
+lstsq) are core-tensor's host decompositions' (``flambeau._core_ops.decomp.host_linalg``), imported
+here; the ones below use scipy's LAPACK (faster solves and factorizations, LAPACK's status codes).
+
 The meta functions have checked shapes and dtypes; what is left here are the errors that depend
 on values (singular or indefinite matrices), raised as :class:`flambeau.linalg.LinAlgError` with
 PyTorch's wording and the failing matrix's batch index.
@@ -11,6 +15,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from flambeau._core_ops.decomp._host_lu import substitute
+from flambeau._core_ops.decomp.host_linalg import (  # noqa: F401 - numpy-only kernels, one copy (core-tensor's
+    linalg_det, linalg_eig, linalg_eigh, linalg_eigvals, linalg_lstsq, linalg_qr,  # host decompositions)
+    linalg_slogdet, linalg_svd, linalg_svdvals)
 from flambeau.linalg import LinAlgError
 
 from .. import _threads
@@ -105,16 +113,6 @@ def _singular(op: str, A: np.ndarray) -> LinAlgError:
     return LinAlgError(f"{op}: The inversion could not be completed because the input matrix is singular.")
 
 
-def linalg_det(A, out):
-    np.copyto(out, np.linalg.det(A), casting="unsafe")
-
-
-def linalg_slogdet(A, out):
-    sign, logabs = np.linalg.slogdet(A)
-    np.copyto(out[0], sign, casting="unsafe")
-    np.copyto(out[1], logabs, casting="unsafe")
-
-
 def linalg_inv(A, out):
     if A.shape[-1] == 0:
         return
@@ -181,54 +179,8 @@ def linalg_solve_triangular(A, B, upper, left, unitriangular, out):
         res = sla.solve_triangular(A, B, lower=lower, unit_diagonal=unitriangular, check_finite=False)
     except np.linalg.LinAlgError:
         # a zero on the diagonal: PyTorch returns the infinities and NaNs of the substitution
-        tri = np.tril(A) if lower else np.triu(A)
-        if unitriangular:
-            idx = np.arange(A.shape[-1])
-            tri = tri.copy()
-            tri[..., idx, idx] = 1
-        with np.errstate(all="ignore"):
-            res = _substitute(tri, B, lower)
+        res = substitute(A, B, lower, unitriangular)
     np.copyto(out, res if left else np.swapaxes(res, -1, -2))
-
-
-def _substitute(T: np.ndarray, B: np.ndarray, lower: bool) -> np.ndarray:
-    n = T.shape[-1]
-    X = np.zeros(np.broadcast_shapes(T.shape[:-2], B.shape[:-2]) + B.shape[-2:], dtype=np.result_type(T, B))
-    order = range(n) if lower else range(n - 1, -1, -1)
-    for i in order:
-        acc = B[..., i, :] - np.einsum("...j,...jk->...k", T[..., i, :], X)
-        X[..., i, :] = acc / T[..., i, i][..., None]
-    return X
-
-
-def linalg_lstsq(A, B, rcond, driver):
-    driver = driver or "gelsy"
-    vector = B.ndim == A.ndim - 1
-    Bm = B[..., None] if vector else B
-    batch = np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2])
-    A2 = np.broadcast_to(A, batch + A.shape[-2:]).reshape((-1,) + A.shape[-2:])
-    B2 = np.broadcast_to(Bm, batch + Bm.shape[-2:]).reshape((-1,) + Bm.shape[-2:])
-    m, n = A.shape[-2:]
-    k = Bm.shape[-1]
-    real = np.empty(0, dtype=A.dtype).real.dtype
-    sol = np.empty((len(A2), n, k), dtype=A.dtype)
-    ranks = np.empty(len(A2), dtype=np.int64)
-    svals = np.empty((len(A2), min(m, n)), dtype=real)
-    for i in range(len(A2)):
-        x, _, rank, sv = np.linalg.lstsq(A2[i], B2[i], rcond=rcond)
-        sol[i], ranks[i], svals[i] = x, rank, sv
-    full_rank = bool(np.all(ranks == min(m, n)))
-    if m > n and driver != "gelsy" and full_rank:
-        resid = np.sum(np.abs(np.einsum("bij,bjk->bik", A2, sol) - B2) ** 2, axis=-2).astype(real)
-        residuals = resid.reshape(batch + ((k,) if not vector else ()))
-    else:
-        residuals = np.empty(0, dtype=real)
-    solution = sol.reshape(batch + (n, k))
-    if vector:
-        solution = solution[..., 0]
-    rank_out = ranks.reshape(batch) if driver != "gels" else np.empty(0, dtype=np.int64)
-    sv_out = svals.reshape(batch + (min(m, n),)) if driver in ("gelsd", "gelss") else np.empty(0, dtype=real)
-    return np.ascontiguousarray(solution), np.ascontiguousarray(residuals), rank_out, sv_out
 
 
 def _not_pd(op: str, A: np.ndarray) -> LinAlgError:
@@ -271,23 +223,6 @@ def linalg_cholesky_ex(A, upper, check_errors, out):
             flat[i], flat_info[i] = np.tril(c), code
         res = flat.reshape(A.shape)
     np.copyto(L, _upper(res) if upper else res)
-
-
-def linalg_qr(A, mode, out):
-    Q, R = out
-    if mode == "r":
-        np.copyto(R, np.linalg.qr(A, mode="r") if A.size else 0)
-        return
-    if A.size == 0:
-        R.fill(0)
-        Q.fill(0)
-        if Q.shape[-1] and Q.shape[-2]:
-            idx = np.arange(min(Q.shape[-2:]))
-            Q[..., idx, idx] = 1
-        return
-    q, r = np.linalg.qr(A, mode=mode)
-    np.copyto(Q, q)
-    np.copyto(R, r)
 
 
 def linalg_lu_factor(A, pivot, out):
@@ -344,49 +279,6 @@ def linalg_lu_solve(LU, pivots, B, left, adjoint, out):
         else:
             res = np.swapaxes(sla.lu_solve((LU, piv), Bt, trans=1, check_finite=False), -1, -2)
     np.copyto(out, res)
-
-
-def linalg_eig(A, out):
-    values, vectors = out
-    if A.shape[-1] == 0:
-        return
-    w, v = np.linalg.eig(A)
-    np.copyto(values, w, casting="unsafe")
-    np.copyto(vectors, v, casting="unsafe")
-
-
-def linalg_eigvals(A, out):
-    if A.shape[-1]:
-        np.copyto(out, np.linalg.eigvals(A), casting="unsafe")
-
-
-def linalg_eigh(A, UPLO, out):
-    values, vectors = out
-    if A.shape[-1] == 0:
-        return
-    w, v = np.linalg.eigh(A, UPLO=UPLO.upper())
-    np.copyto(values, w)
-    np.copyto(vectors, v)
-
-
-def linalg_svd(A, full_matrices, driver, out):
-    U, S, Vh = out
-    if A.size == 0:
-        for t in (U, Vh):
-            t.fill(0)
-            if t.shape[-1] and t.shape[-2]:
-                idx = np.arange(min(t.shape[-2:]))
-                t[..., idx, idx] = 1
-        return
-    u, s, vh = np.linalg.svd(A, full_matrices=full_matrices)
-    np.copyto(U, u)
-    np.copyto(S, s)
-    np.copyto(Vh, vh)
-
-
-def linalg_svdvals(A, driver, out):
-    if A.size:
-        np.copyto(out, np.linalg.svd(A, compute_uv=False))
 
 
 def linalg_cross(input, other, dim, out):

@@ -90,19 +90,20 @@ def _rfft_length(shape: tuple, axis: int) -> Any:
     return None  # n None: the input's own length (the result holds n // 2 + 1 of it)
 
 
-def _irfft(x: np.ndarray, n: int, axis: int, norm: Any) -> np.ndarray:
-    return np.fft.irfft(x.astype(np.result_type(x.dtype, np.complex64), copy=False), n, axis, norm)
+def _numpy(name: str) -> Callable[..., np.ndarray]:
+    """``numpy.fft.NAME``, looked up at the call: ``import flambeau`` does not load numpy.fft."""
+    def transform(x: np.ndarray, *args: Any) -> np.ndarray:
+        if name.startswith("irfft"):  # a real half-spectrum is a complex one with zero imaginary parts
+            x = x.astype(np.result_type(x.dtype, np.complex64), copy=False)
+        return getattr(np.fft, name)(x, *args)
+    return transform
 
 
-def _irfftn(x: np.ndarray, s: Any, axes: Any, norm: Any) -> np.ndarray:
-    return np.fft.irfftn(x.astype(np.result_type(x.dtype, np.complex64), copy=False), s, axes, norm)
-
-
-_one("fft_fft", np.fft.fft, _same_length)
-_one("fft_ifft", np.fft.ifft, _same_length)
-_one("fft_rfft", np.fft.rfft, _rfft_length)
-_one("fft_irfft", _irfft, _same_length)
-_many("fft_fftn", np.fft.fftn, False)
-_many("fft_ifftn", np.fft.ifftn, False)
-_many("fft_rfftn", np.fft.rfftn, True)
-_many("fft_irfftn", _irfftn, False)
+_one("fft_fft", _numpy("fft"), _same_length)
+_one("fft_ifft", _numpy("ifft"), _same_length)
+_one("fft_rfft", _numpy("rfft"), _rfft_length)
+_one("fft_irfft", _numpy("irfft"), _same_length)
+_many("fft_fftn", _numpy("fftn"), False)
+_many("fft_ifftn", _numpy("ifftn"), False)
+_many("fft_rfftn", _numpy("rfftn"), True)
+_many("fft_irfftn", _numpy("irfftn"), False)
