@@ -1,0 +1,219 @@
+"""The gamma family past ``lgamma`` as formulas over the core tier: ``digamma``, ``polygamma``,
+``mvlgamma``, ``special_zeta`` (Hurwitz).
+
+- ``digamma``: for ``x > 0`` the recurrence ``psi(x) = psi(x + 10) - sum 1 / (x + k)`` (below 10)
+  and the asymptotic series ``log w - 1 / (2w) - sum B_2k / (2k w^2k)`` (Abramowitz and Stegun
+  6.3.18; seven terms: below 1e-17 relative from ``w = 10``); below 0 the reflection
+  ``psi(x) = psi(1 - x) - pi / tan(pi x)``, ``tan`` of the exactly reduced fraction. Near the
+  positive root ``x0 = 1.4616...`` and the root ``-0.5040...`` the result is small and those
+  sums cancel, so there it is the Taylor series ``sum (-1)^(n+1) zeta(n + 1, r) (x - r)^n``
+  around the root (as scipy does), with ``x - r`` from a two-float ``r``. Poles as PyTorch
+  and scipy: ``-inf`` at ``+0``, ``+inf`` at ``-0``, NaN at the negative integers and ``-inf``.
+- ``special_zeta(s, q) = sum_k (q + k)^-s``: the terms summed directly until ``q + k`` reaches
+  ``T = min(s + 10, 200)``, then the Euler-Maclaurin formula with twelve Bernoulli terms
+  (its remainder is below 1e-20 of ``T^-s`` there; from ``T = s`` it was 1e-13 for ``s = 10``;
+  past 200 the tail ``T^-s`` underflows). The direct loop runs on whole
+  tensors, masked, until every element has reached ``T``: ``ceil(T - min q)`` rounds, so a
+  ``q`` of -1e6 costs a million rounds, as it costs Cephes' loop (PyTorch's) per element.
+  Domain as Cephes: ``s = 1`` inf, ``s < 1`` NaN; ``q <= 0``: inf at the integers, NaN for a
+  non-integral ``s``, else the sum (a real number: ``s`` is integral).
+- ``polygamma(n, x)`` is ``digamma`` for ``n = 0`` and ``(-1)^(n+1) n! zeta(n + 1, x)`` above;
+  for ``n = 1`` and ``x < 0`` the reflection ``pi^2 / sin^2(pi x) - psi'(1 - x)`` instead, so that
+  the loop does not run ``-x`` rounds.
+- ``mvlgamma(x, p) = p (p - 1) / 4 log(pi) + sum_j lgamma(x - j / 2)``, after PyTorch's check that
+  every element exceeds ``(p - 1) / 2`` (a host sync, as PyTorch's ``.item()``).
+
+float32 and the half types compute in float32 (the half types rounded once at the end).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ... import _dtypes
+from ..._tensor import Tensor
+from . import decomposition
+from ._util import as_dtype, op, result_dtype, scalar_like
+from .special import _half_to_float32
+
+#: Bernoulli numbers B_2 .. B_24
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798,
+              -174611 / 330, 854513 / 138, -236364091 / 2730)
+#: the Euler-Maclaurin coefficients B_2j / (2j)!
+_EM = tuple(b / math.factorial(2 * j + 2) for j, b in enumerate(_BERNOULLI))
+#: digamma's asymptotic series: B_2k / (2k), k = 1..7, the coefficients of w^-2k
+_PSI_ASYMPTOTIC = tuple(_BERNOULLI[k] / (2 * k + 2) for k in range(7))
+_SHIFT = 10
+
+
+def _where(cond: Tensor, a: Any, b: Any) -> Tensor:
+    like = a if isinstance(a, Tensor) else b
+    a = a if isinstance(a, Tensor) else scalar_like(a, like)
+    b = b if isinstance(b, Tensor) else scalar_like(b, like)
+    return op("where")(cond, a, b)
+
+
+def _wide(x: Tensor) -> bool:
+    return x._dtype is _dtypes.float64
+
+
+# -- Hurwitz zeta ---------------------------------------------------------------------------
+
+def _zeta_scalar(s: float, q: float) -> float:
+    """The same algorithm on Python floats (for the digamma root series' coefficients)."""
+    total, t = 0.0, min(s + 10.0, 200.0)
+    while q < t:
+        total += q ** -s
+        q += 1
+    return total + _em_tail(s, q, q ** -s, q ** (1 - s))
+
+
+def _em_tail(s: Any, w: Any, b: Any, b1: Any) -> Any:
+    """Euler-Maclaurin: ``sum_{k>=0} (w + k)^-s`` from ``b = w^-s`` and ``b1 = w^(1-s)``."""
+    tail = b1 / (s - 1) + b * 0.5
+    poch = s * b / w  # s (s+1) ... (s+2j-2) w^(-s-2j+1), j = 1
+    w2 = w * w
+    for j, c in enumerate(_EM):
+        tail = tail + poch * c
+        poch = poch * ((s + (2 * j + 1)) * (s + (2 * j + 2))) / w2
+    return tail
+
+
+def _hurwitz(s: Tensor, q: Tensor) -> Tensor:
+    """``zeta(s, q)`` for tensors of one dtype (broadcast against each other)."""
+    integral_q = op("eq")(op("floor")(q), q)
+    integral_s = op("eq")(op("floor")(s), s)
+    nonpositive = op("le")(q, 0)
+    pole = op("eq")(s, 1) | (nonpositive & integral_q)
+    invalid = op("lt")(s, 1) | (nonpositive & ~integral_s)
+    skip = pole | invalid
+    s = _where(skip, 2.0, s)
+    w = _where(skip, 1.0, q)
+    limit = op("clamp_max")(s + 10, 200.0)
+    total = s * 0  # (not w * 0: w may be inf)
+    active = op("lt")(w, limit)
+    while bool(op("any")(active)):
+        total = total + _where(active, op("pow")(_where(active, w, 1.0), -s), 0.0)
+        w = _where(active, w + 1, w)
+        active = op("lt")(w, limit)
+    result = total + _em_tail(s, w, op("pow")(w, -s), op("pow")(w, 1 - s))
+    return _where(pole, math.inf, _where(invalid, math.nan, result))
+
+
+@decomposition("special_zeta", "floor eq le lt clamp_max any pow mul add sub div bitwise_and bitwise_or "
+               "bitwise_not where to_dtype")
+def _zeta(s: Any, q: Any) -> Tensor:
+    """The Hurwitz zeta function (Riemann's for ``q = 1``)."""
+    dt = result_dtype("special_zeta", s, q)
+    like = s if isinstance(s, Tensor) else q
+    s = s if isinstance(s, Tensor) else scalar_like(s, like, dt)
+    q = q if isinstance(q, Tensor) else scalar_like(q, like, dt)
+    return _hurwitz(_half_to_float32(as_dtype(s, dt), dt), _half_to_float32(as_dtype(q, dt), dt))
+
+
+# -- digamma --------------------------------------------------------------------------------
+
+def _two_float(value: str, wide: bool) -> tuple[float, float]:
+    """A decimal constant as a float64 (``wide``) or float32 and the float nearest the rest."""
+    from decimal import Decimal, getcontext
+
+    import numpy as np
+
+    getcontext().prec = 50
+    hi = float(value) if wide else float(np.float32(value))
+    return hi, float(Decimal(value) - Decimal(hi))
+
+
+#: The roots of digamma near which the Taylor series is used: (root, half-width, terms)
+_ROOTS = (("1.4616321449683623412626595423257213284681962040064", 0.2, 22),
+          ("-0.50408300826445540925221005424315823972586290310", 0.1, 24))
+
+
+def _root_series() -> list[tuple[tuple[float, float], tuple[float, float], float, tuple[float, ...]]]:
+    """Per root: its (float64, rest) and (float32, rest) splits, the half-width, the coefficients."""
+    out = []
+    for value, width, terms in _ROOTS:
+        wide, narrow = _two_float(value, True), _two_float(value, False)
+        coeffs = tuple((-1) ** (n + 1) * _zeta_scalar(n + 1, wide[0]) for n in range(1, terms + 1))
+        out.append((wide, narrow, width, coeffs))
+    return out
+
+
+_ROOT_SERIES = _root_series()
+
+
+def _psi_positive(z: Tensor) -> Tensor:
+    """digamma for ``z > 0`` (and inf): the recurrence up to ``z >= 10``, then the asymptotic series."""
+    small = op("lt")(z, _SHIFT)
+    reciprocals = z * 0
+    for k in range(_SHIFT):
+        reciprocals = reciprocals + 1 / _where(small, z + k, math.inf)
+    w = _where(small, z + _SHIFT, z)
+    inv2 = 1 / (w * w)
+    series = inv2 * _PSI_ASYMPTOTIC[-1]
+    for c in _PSI_ASYMPTOTIC[-2::-1]:
+        series = (series + c) * inv2
+    return op("log")(w) - 0.5 / w - series - reciprocals
+
+
+@decomposition("digamma", "floor eq le lt gt abs mul add sub div log sin cos where bitwise_and bitwise_or "
+               "signbit to_dtype")
+def _digamma(x: Tensor) -> Tensor:
+    """``Gamma'(x) / Gamma(x)`` (see the module's notes for the method and the special values)."""
+    x = _half_to_float32(as_dtype(x, result_dtype("digamma", x)), result_dtype("digamma", x))
+    positive = op("gt")(x, 0)
+    integral = op("eq")(op("floor")(x), x)  # includes both infinities
+    pole = op("le")(x, 0) & integral
+    z = _where(positive, x, _where(pole, 1.0, 1 - x))
+    base = _psi_positive(z)
+    # pi / tan(pi x) from the fraction r in (-1/2, 1/2]: an exact reduction (period 1)
+    frac = _where(positive | pole, 0.25, x - op("floor")(x))
+    frac = _where(op("gt")(frac, 0.5), frac - 1, frac) * math.pi
+    result = _where(positive, base, base - op("cos")(frac) * math.pi / op("sin")(frac))
+    for wide, narrow, width, coeffs in _ROOT_SERIES:
+        hi, lo = wide if _wide(x) else narrow
+        d = (x - hi) - lo
+        near = op("lt")(op("abs")(d), width)
+        d = _where(near, d, 0.0)
+        used = coeffs if _wide(x) else coeffs[:12]  # float32: 12 terms reach its precision
+        series = d * used[-1]
+        for c in used[-2::-1]:
+            series = (series + c) * d
+        result = _where(near, series, result)
+    zero_value = _where(op("signbit")(x), scalar_like(math.inf, x), -math.inf)  # -inf at +0, +inf at -0
+    special = _where(op("eq")(x, 0), zero_value, _where(op("eq")(x, math.inf), scalar_like(math.inf, x), math.nan))
+    return _where(pole | op("eq")(x, math.inf), special, result)
+
+
+# -- polygamma and mvlgamma -------------------------------------------------------------------
+
+@decomposition("polygamma", "digamma special_zeta floor eq ne lt le gt clamp_max any pow bitwise_or bitwise_not mul add sub div sin where bitwise_and to_dtype")
+def _polygamma(n: int, x: Tensor) -> Tensor:
+    """``digamma`` for ``n = 0``; ``(-1)^(n+1) n! zeta(n + 1, x)`` above (see the module's notes)."""
+    dt = result_dtype("polygamma", n, x)
+    x = _half_to_float32(as_dtype(x, dt), dt)
+    if n == 0:
+        return op("digamma")(x)
+    factor = (1.0 if n % 2 else -1.0) * (float(math.factorial(n)) if n <= 170 else math.inf)
+    if n > 1:
+        return _hurwitz(scalar_like(n + 1, x), x) * factor
+    # trigamma: reflect x < 0 (not at the poles, where zeta gives inf) to 1 - x > 1
+    reflect = op("lt")(x, 0) & op("ne")(op("floor")(x), x)
+    z = _where(reflect, 1 - x, x)
+    base = _hurwitz(scalar_like(2, x), z)
+    frac = _where(reflect, x - op("floor")(x), 0.5)
+    sine = op("sin")(_where(op("gt")(frac, 0.5), frac - 1, frac) * math.pi)
+    return _where(reflect, (math.pi ** 2) / (sine * sine) - base, base)
+
+
+@decomposition("mvlgamma", "gt all lgamma sub add to_dtype")
+def _mvlgamma(x: Tensor, p: int) -> Tensor:
+    """``p (p - 1) / 4 log(pi) + sum_{j < p} lgamma(x - j / 2)``, all elements checked first."""
+    dt = result_dtype("mvlgamma", x, p)
+    x = _half_to_float32(as_dtype(x, dt), dt)
+    if math.prod(x._data.shape) and not bool(op("all")(op("gt")(x, (p - 1) / 2))):
+        raise RuntimeError("All elements must be greater than (p-1)/2")
+    total = op("lgamma")(x)
+    for j in range(1, p):
+        total = total + op("lgamma")(x - j / 2)
+    return total + p * (p - 1) / 4 * math.log(math.pi)
