@@ -87,7 +87,7 @@ def _hurwitz(s: Tensor, q: Tensor) -> Tensor:
     pole = op("eq")(s, 1) | (nonpositive & integral_q)
     invalid = op("lt")(s, 1) | (nonpositive & ~integral_s)
     skip = pole | invalid
-    s = _where(skip, 2.0, s)
+    s_in, s = s, _where(skip, 2.0, s)
     w = _where(skip, 1.0, q)
     limit = op("clamp_max")(s + 10, 200.0)
     total = s * 0  # (not w * 0: w may be inf)
@@ -97,7 +97,10 @@ def _hurwitz(s: Tensor, q: Tensor) -> Tensor:
         w = _where(active, w + 1, w)
         active = op("lt")(w, limit)
     result = total + _em_tail(s, w, op("pow")(w, -s), op("pow")(w, 1 - s))
-    return _where(pole, math.inf, _where(invalid, math.nan, result))
+    # Cephes' order: s = 1, then s < 1, then a pole in q, then a non-integral s for q <= 0
+    result = _where(nonpositive & ~integral_s, math.nan, result)
+    result = _where(nonpositive & integral_q, math.inf, result)
+    return _where(op("eq")(s_in, 1), math.inf, _where(op("lt")(s_in, 1), math.nan, result))
 
 
 @decomposition("special_zeta", "floor eq le lt clamp_max any pow mul add sub div bitwise_and bitwise_or "
@@ -217,3 +220,140 @@ def _mvlgamma(x: Tensor, p: int) -> Tensor:
     for j in range(1, p):
         total = total + op("lgamma")(x - j / 2)
     return total + p * (p - 1) / 4 * math.log(math.pi)
+
+
+# -- the regularized incomplete gamma functions -----------------------------------------------
+
+#: The most whole-tensor rounds the series or the continued fraction takes (each converges in
+#: about ``9 sqrt(a)`` rounds where ``x`` is near a large ``a``; Cephes stops at 2000 and has an
+#: asymptotic expansion for large ``a`` that this does not).
+_IGAMMA_MAX_ROUNDS = 10000
+_LOG1PMX_SERIES_BELOW = 0.25
+_LOG1PMX_TERMS = 26  # 0.25^27 / 27 < 1e-17
+
+
+def _log1pmx(t: Tensor, ratio: Tensor) -> Tensor:
+    """``log(1 + t) - t`` for ``t > -1``, given ``ratio = 1 + t`` rounded once (not ``1 + t``
+    formed from a rounded ``t``, which loses its digits near ``t = -1``): its series where the
+    difference cancels."""
+    near = op("lt")(op("abs")(t), _LOG1PMX_SERIES_BELOW)
+    ts = _where(near, t, 0.0)
+    series = ts * ((-1) ** (_LOG1PMX_TERMS + 1) / _LOG1PMX_TERMS)
+    for n in range(_LOG1PMX_TERMS - 1, 1, -1):
+        series = (series + (-1) ** (n + 1) / n) * ts
+    series = series * ts
+    return _where(near, series, op("log")(_where(near, 1.0, ratio)) - _where(near, 0.0, t))
+
+
+def _igamma_factor(a: Tensor, x: Tensor) -> Tensor:
+    """``x^a exp(-x) / Gamma(a)`` for ``a, x > 0``. From ``a = 10`` as
+    ``sqrt(a / (2 pi)) exp(a log1pmx((x - a) / a) - c(a))``, ``c`` Stirling's correction to
+    ``lgamma`` (A&S 6.1.41): no cancellation of the large ``a log x``, ``x`` and ``lgamma(a)``."""
+    from .special import _STIRLING
+
+    large = op("ge")(a, 10)
+    al = _where(large, a, 10.0)
+    inv, inv2 = 1 / al, 1 / (al * al)
+    correction = inv * _STIRLING[-1]
+    for c in _STIRLING[-2::-1]:
+        correction = correction * inv2 + c * inv
+    uniform = op("sqrt")(al * (1 / (2 * math.pi))) * op("exp")(al * _log1pmx((x - al) / al, x / al) - correction)
+    asmall = _where(large, 1.0, a)
+    direct = op("exp")(asmall * op("log")(x) - x - op("lgamma")(asmall))
+    return _where(large, uniform, direct)
+
+
+def _igamma_pair(a: Tensor, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """(P(a, x), Q(a, x)): the series for P where ``x <= 1`` or ``x <= a``, else the continued
+    fraction for Q (Numerical Recipes, 2nd ed., 6.2: ``gser``, and ``gcf`` by the modified Lentz
+    method), the other one as the complement; and where the arguments are regular (positive, finite)."""
+    eps = 1.2e-16 if _wide(a) else 6e-8
+    tiny = 1e-300 if _wide(a) else 1e-30
+    finite_a, finite_x = op("lt")(op("abs")(a), math.inf), op("lt")(op("abs")(x), math.inf)
+    regular = op("gt")(a, 0) & op("gt")(x, 0) & finite_a & finite_x
+    a = _where(regular, a, 1.0)
+    x = _where(regular, x, 1.0)
+    use_cf = op("gt")(x, 1) & op("gt")(x, a)
+    factor = _igamma_factor(a, x)
+
+    # the series: P = factor / a * (1 + x / (a + 1) + x^2 / ((a + 1)(a + 2)) + ...)
+    xs = _where(use_cf, 0.0, x)  # 0 converges at once
+    term = 1 / a
+    total, ap = term, a
+    active = op("bitwise_not")(use_cf)
+    rounds = 0
+    while rounds < _IGAMMA_MAX_ROUNDS and bool(op("any")(active)):
+        ap = ap + 1
+        term = term * xs / ap
+        total = total + term
+        active = active & op("ge")(op("abs")(term), op("abs")(total) * eps)
+        rounds += 1
+    p_series = total * factor
+
+    # the continued fraction: Q = factor / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / ...))
+    xc = _where(use_cf, x, a + 2)  # a stand-in that converges
+    b = xc + 1 - a
+    c = b * 0 + 1 / tiny
+    d = 1 / b
+    h = d
+    active = use_cf
+    i, rounds = 0, 0
+    while rounds < _IGAMMA_MAX_ROUNDS and bool(op("any")(active)):
+        i += 1
+        an = (a - i) * i
+        b = b + 2
+        d = an * d + b
+        d = _where(op("lt")(op("abs")(d), tiny), tiny, d)
+        c = b + an / c
+        c = _where(op("lt")(op("abs")(c), tiny), tiny, c)
+        d = 1 / d
+        delta = d * c
+        h = _where(active, h * delta, h)
+        active = active & op("ge")(op("abs")(delta - 1), eps)
+        rounds += 1
+    q_cf = h * factor
+    p = _where(use_cf, 1 - q_cf, p_series)
+    q = _where(use_cf, q_cf, 1 - p_series)
+    return p, q, regular
+
+
+def _igamma_edges(a: Tensor, x: Tensor, value: Tensor, regular: Tensor, upper: bool) -> Tensor:
+    """PyTorch's values off the regular domain: NaN for a negative argument, for ``a = x = 0``
+    and for two infinities; ``a = 0``: the limit in ``x > 0``; ``x = 0``, ``a = inf``, ``x = inf``
+    the limits (P = 0, 0, 1)."""
+    lo, hi = (1.0, 0.0) if upper else (0.0, 1.0)  # P's limit, then Q's is the other
+    lo, hi, nan = (scalar_like(v, value) for v in (lo, hi, math.nan))
+    inf_a, inf_x = op("eq")(a, math.inf), op("eq")(x, math.inf)
+    out = _where(inf_x, hi, value)
+    out = _where(inf_a, _where(inf_x, math.nan, lo), out)
+    out = _where(op("eq")(x, 0), lo, out)
+    out = _where(op("eq")(a, 0), _where(op("gt")(x, 0), hi, math.nan), out)
+    invalid = op("lt")(x, 0) | op("lt")(a, 0) | op("ne")(a, a) | op("ne")(x, x)
+    return _where(regular, value, _where(invalid, nan, out))
+
+
+def _igamma_inputs(name: str, a: Tensor, x: Tensor) -> tuple[Tensor, Tensor]:
+    dt = result_dtype(name, a, x)
+    a = _half_to_float32(as_dtype(a, dt), dt)
+    x = _half_to_float32(as_dtype(x, dt), dt)
+    return a, x
+
+
+_IGAMMA_USES = ("abs lt le gt ge eq ne any sqrt exp log lgamma mul add sub div neg where bitwise_and "
+                "bitwise_or bitwise_not to_dtype")
+
+
+@decomposition("igamma", _IGAMMA_USES)
+def _igamma(a: Tensor, x: Tensor) -> Tensor:
+    """The regularized lower incomplete gamma function ``P(a, x)``."""
+    a, x = _igamma_inputs("igamma", a, x)
+    p, _, regular = _igamma_pair(a, x)
+    return _igamma_edges(a, x, p, regular, upper=False)
+
+
+@decomposition("igammac", _IGAMMA_USES)
+def _igammac(a: Tensor, x: Tensor) -> Tensor:
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    a, x = _igamma_inputs("igammac", a, x)
+    _, q, regular = _igamma_pair(a, x)
+    return _igamma_edges(a, x, q, regular, upper=True)
