@@ -4,10 +4,13 @@
 - ``digamma``: for ``x > 0`` the recurrence ``psi(x) = psi(x + 10) - sum 1 / (x + k)`` (below 10)
   and the asymptotic series ``log w - 1 / (2w) - sum B_2k / (2k w^2k)`` (Abramowitz and Stegun
   6.3.18; seven terms: below 1e-17 relative from ``w = 10``); below 0 the reflection
-  ``psi(x) = psi(1 - x) - pi / tan(pi x)``, ``tan`` of the exactly reduced fraction. Near the
+  ``psi(x) = psi(1 - x) - pi / tan(pi x)``, ``tan`` of ``x - round(x)`` (exact). Near the
   positive root ``x0 = 1.4616...`` and the root ``-0.5040...`` the result is small and those
   sums cancel, so there it is the Taylor series ``sum (-1)^(n+1) zeta(n + 1, r) (x - r)^n``
-  around the root (as scipy does), with ``x - r`` from a two-float ``r``. Poles as PyTorch
+  around the root (as scipy does), with ``x - r`` from a two-float ``r`` (float64: within 0.2 and
+  0.1 of them; float32, whose recurrence loses more, within 0.6 of the positive root). Near the
+  other roots on the negative axis the reflection's terms cancel (~2e-15 absolute in float64, as
+  scipy's). Poles as PyTorch
   and scipy: ``-inf`` at ``+0``, ``+inf`` at ``-0``, NaN at the negative integers and ``-inf``.
 - ``special_zeta(s, q) = sum_k (q + k)^-s``: the terms summed directly until ``q + k`` reaches
   ``T = min(s + 10, 200)``, then the Euler-Maclaurin formula with twelve Bernoulli terms
@@ -18,8 +21,8 @@
   Domain as Cephes: ``s = 1`` inf, ``s < 1`` NaN; ``q <= 0``: inf at the integers, NaN for a
   non-integral ``s``, else the sum (a real number: ``s`` is integral).
 - ``polygamma(n, x)`` is ``digamma`` for ``n = 0`` and ``(-1)^(n+1) n! zeta(n + 1, x)`` above;
-  for ``n = 1`` and ``x < 0`` the reflection ``pi^2 / sin^2(pi x) - psi'(1 - x)`` instead, so that
-  the loop does not run ``-x`` rounds.
+  for ``x < 0`` the reflection formula instead (``cot(pi x)``'s n-th derivative as a polynomial
+  in ``cot``), so that the loop does not run ``-x`` rounds nor cancel terms of both signs.
 - ``mvlgamma(x, p) = p (p - 1) / 4 log(pi) + sum_j lgamma(x - j / 2)``, after PyTorch's check that
   every element exceeds ``(p - 1) / 2`` (a host sync, as PyTorch's ``.item()``).
 
@@ -127,22 +130,37 @@ def _two_float(value: str, wide: bool) -> tuple[float, float]:
     return hi, float(Decimal(value) - Decimal(hi))
 
 
-#: The roots of digamma near which the Taylor series is used: (root, half-width, terms)
-_ROOTS = (("1.4616321449683623412626595423257213284681962040064", 0.2, 22),
-          ("-0.50408300826445540925221005424315823972586290310", 0.1, 24))
+#: The roots of digamma near which the Taylor series is used: (root, (half-width, terms) in float64,
+#: in float32). float32's window around the positive root is wider: its recurrence cancels more
+#: (``log(x + 10)`` against the reciprocals: 1e-6 relative at ``x = 1.7``, where ``psi`` is 0.2).
+_ROOTS = (("1.4616321449683623412626595423257213284681962040064", (0.2, 22), (0.6, 40)),
+          ("-0.50408300826445540925221005424315823972586290310", (0.1, 24), (0.1, 12)))
 
 
-def _root_series() -> list[tuple[tuple[float, float], tuple[float, float], float, tuple[float, ...]]]:
-    """Per root: its (float64, rest) and (float32, rest) splits, the half-width, the coefficients."""
-    out = []
-    for value, width, terms in _ROOTS:
-        wide, narrow = _two_float(value, True), _two_float(value, False)
-        coeffs = tuple((-1) ** (n + 1) * _zeta_scalar(n + 1, wide[0]) for n in range(1, terms + 1))
-        out.append((wide, narrow, width, coeffs))
+def _root_series() -> dict[bool, list[tuple[float, float, float, tuple[float, ...]]]]:
+    """For float64 (True) and float32: per root its two-float split, half-width and coefficients."""
+    out: dict[bool, list[tuple[float, float, float, tuple[float, ...]]]] = {True: [], False: []}
+    for value, *shapes in _ROOTS:
+        for wide, (width, terms) in zip((True, False), shapes):
+            hi, lo = _two_float(value, wide)
+            root = _two_float(value, True)[0]
+            coeffs = tuple((-1) ** (n + 1) * _zeta_scalar(n + 1, root) for n in range(1, terms + 1))
+            out[wide].append((hi, lo, width, coeffs))
     return out
 
 
 _ROOT_SERIES = _root_series()
+
+
+def _cot_pi(r: Tensor) -> Tensor:
+    """``cot(pi r)`` for ``r`` in ``[-1/2, 1/2]`` (``x - round(x)``). Past ``|r| = 1/4`` as
+    ``-tan(pi s)``, ``s = r -+ 1/2`` (exact): ``cos(pi r)`` of ``pi r`` rounded would leave the small
+    result near ``r = 1/2`` with ``pi r``'s absolute error (4e-8 in float32)."""
+    upper, lower = op("gt")(r, 0.25), op("lt")(r, -0.25)
+    outer = upper | lower
+    shifted = _where(upper, r - 0.5, _where(lower, r + 0.5, 0.25)) * math.pi
+    inner = _where(outer, 0.25, r) * math.pi
+    return _where(outer, -(op("sin")(shifted) / op("cos")(shifted)), op("cos")(inner) / op("sin")(inner))
 
 
 def _psi_positive(z: Tensor) -> Tensor:
@@ -159,7 +177,7 @@ def _psi_positive(z: Tensor) -> Tensor:
     return op("log")(w) - 0.5 / w - series - reciprocals
 
 
-@decomposition("digamma", "floor eq le lt gt abs mul add sub div log sin cos where bitwise_and bitwise_or "
+@decomposition("digamma", "floor round eq le lt gt abs mul add sub div log sin cos where bitwise_and bitwise_or "
                "signbit to_dtype")
 def _digamma(x: Tensor) -> Tensor:
     """``Gamma'(x) / Gamma(x)`` (see the module's notes for the method and the special values)."""
@@ -169,18 +187,16 @@ def _digamma(x: Tensor) -> Tensor:
     pole = op("le")(x, 0) & integral
     z = _where(positive, x, _where(pole, 1.0, 1 - x))
     base = _psi_positive(z)
-    # pi / tan(pi x) from the fraction r in (-1/2, 1/2]: an exact reduction (period 1)
-    frac = _where(positive | pole, 0.25, x - op("floor")(x))
-    frac = _where(op("gt")(frac, 0.5), frac - 1, frac) * math.pi
-    result = _where(positive, base, base - op("cos")(frac) * math.pi / op("sin")(frac))
-    for wide, narrow, width, coeffs in _ROOT_SERIES:
-        hi, lo = wide if _wide(x) else narrow
+    # pi / tan(pi x) from r = x - round(x) in [-1/2, 1/2] (period 1): exact (Sterbenz), where
+    # x - floor(x) would round x = -1e-5 + 1
+    cot = _cot_pi(_where(positive | pole, 0.25, x - op("round")(x)))
+    result = _where(positive, base, base - cot * math.pi)
+    for hi, lo, width, coeffs in _ROOT_SERIES[_wide(x)]:
         d = (x - hi) - lo
         near = op("lt")(op("abs")(d), width)
         d = _where(near, d, 0.0)
-        used = coeffs if _wide(x) else coeffs[:12]  # float32: 12 terms reach its precision
-        series = d * used[-1]
-        for c in used[-2::-1]:
+        series = d * coeffs[-1]
+        for c in coeffs[-2::-1]:
             series = (series + c) * d
         result = _where(near, series, result)
     zero_value = _where(op("signbit")(x), scalar_like(math.inf, x), -math.inf)  # -inf at +0, +inf at -0
@@ -190,23 +206,45 @@ def _digamma(x: Tensor) -> Tensor:
 
 # -- polygamma and mvlgamma -------------------------------------------------------------------
 
-@decomposition("polygamma", "digamma special_zeta floor eq ne lt le gt clamp_max any pow bitwise_or bitwise_not mul add sub div sin where bitwise_and to_dtype")
+def _cot_derivative(n: int) -> tuple[int, ...]:
+    """The coefficients (constant first) of ``P_n`` with ``d^n/dx^n cot(pi x) = pi^n P_n(cot(pi x))``:
+    ``P_0(t) = t``, ``P_(k+1)(t) = -(1 + t^2) P_k'(t)``."""
+    p = [0, 1]
+    for _ in range(n):
+        d = [i * c for i, c in enumerate(p)][1:] or [0]
+        out = [0] * (len(d) + 2)
+        for i, c in enumerate(d):
+            out[i] -= c
+            out[i + 2] -= c
+        p = out
+    while len(p) > 1 and p[-1] == 0:
+        p.pop()
+    return tuple(p)
+
+
+@decomposition("polygamma", "digamma special_zeta floor round eq ne lt le gt clamp_max any pow bitwise_or "
+               "bitwise_not mul add sub div sin cos where bitwise_and to_dtype")
 def _polygamma(n: int, x: Tensor) -> Tensor:
-    """``digamma`` for ``n = 0``; ``(-1)^(n+1) n! zeta(n + 1, x)`` above (see the module's notes)."""
+    """``digamma`` for ``n = 0``; ``(-1)^(n+1) n! zeta(n + 1, x)`` above, reflected for ``x < 0``:
+    ``psi_n(x) = (-1)^n psi_n(1 - x) - pi^(n+1) P_n(cot(pi x))`` (from ``psi_n(1 - x) +
+    (-1)^(n+1) psi_n(x) = (-1)^n pi d^n/dx^n cot(pi x)``), so that the zeta's direct sum does not run
+    ``-x`` rounds, nor cancel its terms of both signs (float32: 0.3% at ``x = -1.5``, n = 6)."""
     dt = result_dtype("polygamma", n, x)
     x = _half_to_float32(as_dtype(x, dt), dt)
     if n == 0:
         return op("digamma")(x)
-    factor = (1.0 if n % 2 else -1.0) * (float(math.factorial(n)) if n <= 170 else math.inf)
-    if n > 1:
-        return _hurwitz(scalar_like(n + 1, x), x) * factor
-    # trigamma: reflect x < 0 (not at the poles, where zeta gives inf) to 1 - x > 1
-    reflect = op("lt")(x, 0) & op("ne")(op("floor")(x), x)
+    sign = 1.0 if n % 2 else -1.0
+    factorial = float(math.factorial(n)) if n <= 170 else math.inf
+    reflect = op("lt")(x, 0) & op("ne")(op("round")(x), x)  # not at the poles, where zeta gives inf
     z = _where(reflect, 1 - x, x)
-    base = _hurwitz(scalar_like(2, x), z)
-    frac = _where(reflect, x - op("floor")(x), 0.5)
-    sine = op("sin")(_where(op("gt")(frac, 0.5), frac - 1, frac) * math.pi)
-    return _where(reflect, (math.pi ** 2) / (sine * sine) - base, base)
+    base = _hurwitz(scalar_like(n + 1, x), z) * (sign * factorial)
+    t = _cot_pi(_where(reflect, x - op("round")(x), 0.25))  # an exact reduction (period 1)
+    coeffs = _cot_derivative(n)
+    poly = t * 0 + float(coeffs[-1])
+    for c in coeffs[-2::-1]:
+        poly = poly * t + float(c)
+    reflected = base * (1.0 if n % 2 == 0 else -1.0) - poly * math.pi ** (n + 1)
+    return _where(reflect, reflected, base)
 
 
 @decomposition("mvlgamma", "gt all lgamma sub add to_dtype")

@@ -141,8 +141,8 @@ def _erfinv(x: Tensor) -> Tensor:
     x = _half_to_float32(x, result_dtype("erfinv", x))
     a = op("abs")(x)
     centre = op("le")(a, 0.5)
-    y = _where(centre, _erfinv_centre(_where(centre, x, 0.0)),
-               op("copysign")(_erfcinv_tail(_where(centre, 0.5, 1 - a)), x))
+    y = _where(centre, _erfinv_centre(_where(centre, x, 0.0)), _erfcinv_tail(_where(centre, 0.5, 1 - a)))
+    y = op("copysign")(op("abs")(y), x)  # odd: also -0 at -0 (the Newton step's sum gives +0)
     return _where(op("gt")(a, 1), math.nan, y)
 
 
@@ -159,21 +159,30 @@ def _ndtri(p: Tensor) -> Tensor:
     return _where(op("gt")(op("abs")(x), 1), math.nan, y)
 
 
-def _erfc(y: Tensor) -> Tensor:
-    """``erfc(y)`` for ``y >= 0``, past ``_TAIL_FROM`` in float64 from the continued fraction and
-    an exact square (``1 - erf``, the example backend's erfc, loses 5e-12 relative at ``y = 3``)."""
-    if not _wide(y):
-        return op("erfc")(y)
-    start = _TAIL_FROM[True]
+def _erfcx_tail(y: Tensor) -> Tensor:
+    """``exp(y^2) erfc(y)`` for ``y`` at or past ``_TAIL_FROM``: the tail formula without its exponential."""
+    if _wide(y):
+        return (1 / _SQRT_PI) / _laplace_cf(y)
+    t = 1 / (y * 0.5 + 1)
+    return t * op("exp")(_poly(_NR, t))
+
+
+def _ndtr_upper(x: Tensor) -> Tensor:
+    """``erfc(x / sqrt 2)`` for ``x >= 0``: past the tail's start ``exp(-x^2 / 2)`` from the exact
+    square of ``x`` itself (``x / sqrt 2`` is rounded: its square would cost ``x^2 eps`` relative,
+    2e-6 at ``x = 6`` in float32), times the tail formula; below it the backend's ``erfc``."""
+    y = x * math.sqrt(0.5)
+    start = _TAIL_FROM[_wide(x)]
     near = op("lt")(y, start)
-    tail_y = _where(near, start, _where(op("gt")(y, 40.0), 40.0, y))  # erfc(40) is 0 already
-    tail = _exp_square(tail_y, -1) / (_laplace_cf(tail_y) * _SQRT_PI)
-    return _where(near, op("erfc")(_where(near, y, 0.0)), tail)
+    cap = 40.0 if _wide(x) else 15.0  # erfc is 0 (or subnormal) past these already
+    tail_x = _where(near, start * math.sqrt(2), _where(op("gt")(x, cap), cap, x))
+    tail = _exp_square(tail_x, -0.5) * _erfcx_tail(tail_x * math.sqrt(0.5))
+    return _where(near, op("erfc")(_where(near, y, 0.0)), _where(op("gt")(x, cap), 0.0, tail))
 
 
 # -- log_ndtr and erfcx -------------------------------------------------------------------
 
-@decomposition("special_log_ndtr", "lt ge eq log log1p erfc mul add sub div neg where to_dtype")
+@decomposition("special_log_ndtr", "lt gt ge eq log log1p exp erfc mul add sub div neg where to_dtype")
 def _log_ndtr(x: Tensor) -> Tensor:
     """``log(ndtr(x))``: ``log1p(-erfc(x / sqrt 2) / 2)`` for ``x >= 0``, the log of the left tail
     (no underflow: ``-x^2 / 2`` and a slowly varying log) below."""
@@ -181,19 +190,20 @@ def _log_ndtr(x: Tensor) -> Tensor:
     right = op("ge")(x, 0)
     xr = _where(right, x, 0.0)
     xl = _where(right, -1.0, x)
-    upper = op("log1p")(_erfc(xr * math.sqrt(0.5)) * -0.5)
+    upper = op("log1p")(_ndtr_upper(xr) * -0.5)
     lower = _log_erfc(xl * -math.sqrt(0.5), xl * xl * 0.5) - LN2
     return _where(right, upper, lower)
 
 
-def _exp_square(x: Tensor, sign: int = 1) -> Tensor:
-    """``exp(sign x^2)``, ``x^2`` split exactly into ``s + e`` (Dekker), as ``exp(sign s) (1 + sign e)``."""
+def _exp_square(x: Tensor, scale: float = 1.0) -> Tensor:
+    """``exp(scale x^2)``, ``x^2`` split exactly into ``s + e`` (Dekker), as ``exp(scale s) (1 + scale e)``
+    (``scale`` a power of two: exact)."""
     a = x * (134217729.0 if _wide(x) else 4097.0)  # 2^27 + 1, 2^12 + 1: half the mantissa
     hi = a - (a - x)
     lo = x - hi
     s = x * x
     e = ((hi * hi - s) + hi * lo * 2) + lo * lo
-    return op("exp")(s * sign) * (e * sign + 1)
+    return op("exp")(s * scale) * (e * scale + 1)
 
 
 @decomposition("special_erfcx", "lt erfc exp log mul add sub div neg where to_dtype")
@@ -203,11 +213,6 @@ def _erfcx(x: Tensor) -> Tensor:
     x = _half_to_float32(x, result_dtype("special_erfcx", x))
     start = _TAIL_FROM[_wide(x)]
     near = op("lt")(x, start)
-    tail_x = _where(near, start, x)
-    if _wide(x):
-        tail = (1 / _SQRT_PI) / _laplace_cf(tail_x)
-    else:
-        t = 1 / (tail_x * 0.5 + 1)
-        tail = t * op("exp")(_poly(_NR, t))
+    tail = _erfcx_tail(_where(near, start, x))
     low_x = _where(near, _where(op("lt")(x, -50.0), -50.0, x), 0.0)  # -50: exp(x^2) is inf already
     return _where(near, _exp_square(low_x) * op("erfc")(low_x), tail)
