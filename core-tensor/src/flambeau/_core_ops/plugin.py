@@ -24,8 +24,8 @@ def _assign_tiers(decls: list) -> None:
     from ._core_tier import CORE_OPS
     # The decompositions register themselves (``decomp.decomposition``) as their modules are imported.
     from .decomp import (DECOMPOSITIONS, blas, factories, host, indexing, pointwise, random,  # noqa: F401
-                         reductions, shape, special, integer, advanced_index, compare, counting, scans, search,
-                         order)
+                         reductions, shape, special, special_bessel, integer, advanced_index, compare, counting,
+                         scans, search, order)
 
     core = set(CORE_OPS)
     decompositions = DECOMPOSITIONS
