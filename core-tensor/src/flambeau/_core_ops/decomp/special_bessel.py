@@ -8,7 +8,8 @@ PyTorch's kernels and scipy.special also use; the coefficient tables below are C
 values (files i0.c, i1.c, k0.c, k1.c, j0.c, j1.c), the code that evaluates them is our own:
 
 - ``I0``, ``I1`` (and the scaled ``I0e``, ``I1e``): Chebyshev series in ``x / 2 - 2`` on [0, 8] and
-  in ``32 / x - 2`` beyond (there times ``1 / sqrt(x)``), ``I = exp(|x|) Ie``;
+  in ``32 / x - 2`` beyond (there times ``1 / sqrt(x)``), ``I = exp(|x|) Ie``; float32 takes the
+  power series of ``I0``, ``I1 / x`` on [0, 8] instead (positive terms, see ``_I_POWER``);
 - ``K0``, ``K1`` (and the scaled ``K0e``, ``K1e``): on (0, 2] a Chebyshev series in ``x^2 - 2``
   plus the ``log(x / 2) I(x)`` term, beyond 2 a series in ``8 / x - 2`` times ``1 / sqrt(x)``;
 - ``J0``, ``J1``, ``Y0``, ``Y1``: rational functions of ``x^2`` on [0, 5] (``J0``'s and ``J1``'s
@@ -26,10 +27,9 @@ dtype as the op's meta says; float16/bfloat16 are rounded once at the end). In f
 Chebyshev series drop their leading terms whose sum is below 2^-40, which float32 cannot see.
 Measured against scipy.special (core-tensor/tests/test_decomp_extbessel.py): float64 within 1e-14
 relative for I, K (and scaled), within 1e-14 of ``max(|f|, envelope)`` for J, Y (within 2e-15 of
-mpmath out to 1e6, where scipy's rounded phase is 3e-11 off). float32, in units of its eps: I0, I0e,
-J0, J1 within 4, the K within 7, the spherical j0 within 1; I1 and I1e 11 near x = 8 (their series
-sums terms 40 times its value there), Y0 and Y1 12 near x = 5 (Y's rational function cancels);
-PyTorch's float32 kernels, on the same tables, measure 9 for I1 and 19-21 for J and Y.
+mpmath out to 1e6, where scipy's rounded phase is 3e-11 off). float32, in units of its eps: the I
+and J within 4, the K within 7, the spherical j0 within 1, Y0 and Y1 12 near x = 5 (Y's rational
+function cancels there); PyTorch's float32 kernels measure 9 for I1 and 19-21 for J and Y.
 
 Special values follow PyTorch: ``K0(0) = K1(0) = +inf``, ``Y0(0) = Y1(0) = -inf``, ``K`` and ``Y`` of
 negative arguments (and of -inf) NaN, ``I0(+-inf)`` NaN (``exp(x) * 0``, as PyTorch's kernel),
@@ -183,6 +183,11 @@ _J1_QQ = (7.42373277035675149943e1, 1.05644886038262816351e3, 4.9864105833765360
           9.56231892404756170795e3, 7.99704160447350683650e3, 2.82619278517639096600e3,
           3.36093607810698293419e2)
 
+#: float32's I0 and I1 / x on [0, 8]: the power series sum q^k / (k! (k + n)!), q = x^2 / 4, of
+#: positive terms (no cancellation: within 3 eps, where the Chebyshev series, whose terms sum to
+#: 40 times I1e there, lose 11 in float32 arithmetic); 16 terms: the rest is below 1e-10 relative
+_I_POWER = tuple(tuple(0.5 ** n / (math.factorial(k) * math.factorial(k + n)) for k in range(15, -1, -1))
+                 for n in (0, 1))
 _TWO_OVER_PI = 2 / math.pi
 _INV_SQRT_PI = 1 / math.sqrt(math.pi)
 #: where the series and the asymptotic forms meet
@@ -255,22 +260,29 @@ def _rational(z: Tensor, num: tuple[float, ...], den: tuple[float, ...], monic_d
 # -- I0, I1 and their scaled forms ---------------------------------------------------------
 
 def _i(x: Tensor, order: int, scaled: bool, wide: bool) -> Tensor:
-    """Cephes' i0/i0e/i1/i1e: ``exp(-|x|) I(x)`` from the series, times ``exp(|x|)`` unless
-    ``scaled``."""
+    """Cephes' i0/i0e/i1/i1e (float32: the power series below 8, see ``_I_POWER``)."""
     ax = op("abs")(x)
     small = op("le")(ax, _I_SPLIT)
     xl = _where(small, _I_SPLIT, ax)
     outer = _chebyshev(32.0 / xl - 2.0, _I0_FAR if order == 0 else _I1_FAR, wide) / op("sqrt")(xl)
-    if order == 0:
-        inner = _chebyshev(_where(small, ax, _I_SPLIT) * 0.5 - 2.0, _I0_NEAR, wide)
+    if not scaled:
+        outer = op("exp")(xl) * outer
+    if order == 1:
+        outer = _odd(x, outer)
+    xs = _where(small, ax, _I_SPLIT)
+    if wide:
+        inner = _chebyshev(xs * 0.5 - 2.0, _I0_NEAR if order == 0 else _I1_NEAR, wide)
+        if not scaled:
+            inner = inner * op("exp")(xs)
     else:
+        inner = _polynomial(xs * xs * 0.25, _I_POWER[order])
+        if scaled:
+            inner = inner * op("exp")(-xs)
+    if order == 1:
         # times the signed x: I1 is odd, and its slope 1/2 at 0 reaches the gradient (through
         # |x| it would be 0); + 0.0 makes -0 give +0, as PyTorch's kernel
-        xs = _where(small, x, _I_SPLIT)
-        inner = _chebyshev(op("abs")(xs) * 0.5 - 2.0, _I1_NEAR, wide) * xs + 0.0
-        outer = _odd(x, outer)
-    value = _where(small, inner, outer)
-    return value if scaled else op("exp")(ax) * value
+        inner = inner * _where(small, x, _I_SPLIT) + 0.0
+    return _where(small, inner, outer)
 
 
 def _odd(x: Tensor, magnitude: Tensor) -> Tensor:
@@ -281,7 +293,7 @@ def _odd(x: Tensor, magnitude: Tensor) -> Tensor:
 _I_USES = "abs le where mul add sub div sqrt"
 
 
-@decomposition("special_i0e", _I_USES)
+@decomposition("special_i0e", _I_USES + " neg exp")
 def _i0e(x: Tensor) -> Tensor:
     """``exp(-|x|) I0(x)``."""
     x, wide = _work("special_i0e", x)
@@ -302,7 +314,7 @@ def _modified_i0(x: Tensor) -> Tensor:
     return _i(x, 0, False, wide)
 
 
-@decomposition("special_i1e", _I_USES + " lt neg")
+@decomposition("special_i1e", _I_USES + " lt neg exp")
 def _i1e(x: Tensor) -> Tensor:
     """``exp(-|x|) I1(x)``."""
     x, wide = _work("special_i1e", x)
