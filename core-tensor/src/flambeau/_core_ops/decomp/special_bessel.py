@@ -20,7 +20,7 @@ values (files i0.c, i1.c, k0.c, k1.c, j0.c, j1.c), the code that evaluates them 
 One change from Cephes: the phase ``x - pi/4`` (``x - 3 pi/4``) is not rounded before its cosine
 is taken; ``cos(x - pi/4) = (cos x + sin x) / sqrt(2)`` and its kin keep the argument reduction of
 ``sin``/``cos`` exact, so that ``J``/``Y`` stay within ~1e-15 of the envelope ``sqrt(2 / (pi x))``
-for large ``x`` too, where Cephes (and PyTorch) lose ``ulp(x)`` of phase (1e-10 at ``x = 1e6``).
+for large ``x`` too, where Cephes (and PyTorch) lose ``ulp(x) / 2`` of phase (3e-11 at ``x = 1e6``).
 
 Float64 is computed in float64, everything else in float32 (integers promote to the default float
 dtype as the op's meta says; float16/bfloat16 are rounded once at the end). In float32 the
