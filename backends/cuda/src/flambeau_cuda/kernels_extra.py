@@ -59,7 +59,8 @@ def make_extra_kernels(xp: ModuleType) -> dict[str, Callable[..., Any]]:
     def special_spherical_bessel_j0(input, out):
         x = as_work(input, out)
         safe = xp.where(x == 0, 1, x)
-        store(out, xp.where(x == 0, 1, xp.sin(safe) / safe))
+        # 1 at 0 and 0 at +-inf (sin(inf) / inf is NaN), PyTorch's limits
+        store(out, xp.where(x == 0, 1, xp.where(xp.isinf(x), 0, xp.sin(safe) / safe)))
 
     def polygamma(n, input, out):
         x = as_work(input, out)

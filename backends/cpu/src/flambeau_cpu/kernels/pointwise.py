@@ -358,6 +358,11 @@ def _sinc(input, out):
     _store(out, np.sinc(x))
 
 
+def _spherical_j0(x: np.ndarray) -> np.ndarray:
+    """``sin(x) / x``, 1 at 0 and 0 at +-inf (PyTorch's limits; ``np.sinc`` gives NaN there)."""
+    return np.where(np.isinf(x), 0.0, np.sinc(x / np.pi)).astype(x.dtype, copy=False)
+
+
 # inf, NaN, 0 and huge values give inf/NaN without numpy's RuntimeWarnings, as PyTorch's kernels do.
 KERNELS: dict[str, Callable[..., Any]] = quiet_all({
     "addcmul": addcmul, "addcdiv": addcdiv, "clamp_min": clamp_min, "clamp_max": clamp_max,
@@ -378,7 +383,7 @@ KERNELS: dict[str, Callable[..., Any]] = quiet_all({
     "special_modified_bessel_i0": _float_unary("i0"), "special_modified_bessel_i1": _float_unary("i1"),
     "special_modified_bessel_k0": _float_unary("k0"), "special_modified_bessel_k1": _float_unary("k1"),
     "special_scaled_modified_bessel_k0": _float_unary("k0e"), "special_scaled_modified_bessel_k1": _float_unary("k1e"),
-    "special_spherical_bessel_j0": _float_unary(lambda x: np.sinc(x / np.pi)),
+    "special_spherical_bessel_j0": _float_unary(_spherical_j0),
     "special_zeta": _float_binary("zeta"),
     "sinc": _sinc, "polygamma": polygamma, "mvlgamma": mvlgamma, "igamma": igamma, "igammac": igammac,
 })

@@ -67,6 +67,14 @@ EDGES = {
     "special_ndtri": [0.0, 1.0, 0.5, 0.25, 2.0, -1.0],
     "special_entr": [0.0, -1.0, 1.0, 0.5, math.inf, 2.0],
     "special_log_ndtr": [-30.0, -10.0, 0.0, 10.0, math.inf, -math.inf],
+    # the Bessel functions: PyTorch's values at 0, -0, the infinities and negative arguments
+    **dict.fromkeys(("i0", "special_i0e", "special_i1", "special_i1e", "special_modified_bessel_i0",
+                     "special_modified_bessel_i1"), [0.0, -0.0, 9.0, -9.0, math.inf, -math.inf]),
+    **dict.fromkeys(("special_modified_bessel_k0", "special_modified_bessel_k1", "special_scaled_modified_bessel_k0",
+                     "special_scaled_modified_bessel_k1"), [0.0, -0.0, -1.0, 2.5, math.inf, -math.inf]),
+    **dict.fromkeys(("special_bessel_j0", "special_bessel_j1"), [0.0, -0.0, 6.0, -6.0, math.inf, math.nan]),
+    **dict.fromkeys(("special_bessel_y0", "special_bessel_y1"), [0.0, -0.0, -1.0, 6.0, math.inf, -math.inf]),
+    "special_spherical_bessel_j0": [0.0, -0.0, 0.25, -7.0, math.inf, -math.inf],
 }
 
 
