@@ -46,7 +46,8 @@ def _reduce(x: Tensor, key: tuple, values: np.ndarray, reduce: str, include_self
     values = values.astype(out.dtype, copy=False)
     if not include_self:
         out[key] = _identity(reduce, out.dtype)
-    _UFUNCS[reduce].at(out, key, values)
+    with np.errstate(all="ignore"):  # NaN propagates through amax/amin, integers wrap: as the kernel
+        _UFUNCS[reduce].at(out, key, values)
     if reduce == "mean":
         counts = np.zeros(out.shape, np.int64)
         np.add.at(counts, key, 1)

@@ -43,7 +43,8 @@ def _slices(x: np.ndarray, dim: Any) -> tuple[np.ndarray, int]:
         return x.reshape(-1, 1), 0
     axis = dim % x.ndim
     moved = np.moveaxis(x, axis, 0)
-    return moved.reshape(moved.shape[0], -1), axis
+    width = int(np.prod(moved.shape[1:], dtype=np.int64))  # explicit: -1 is ambiguous with 0 rows
+    return moved.reshape(moved.shape[0], width), axis
 
 
 def _results(x: Tensor, values: np.ndarray, inverse: np.ndarray, counts: np.ndarray,
