@@ -167,3 +167,91 @@ def test_nextafter_exact(dtype):
     # broadcasting and 0-d
     got = _decomposed("nextafter", fb.tensor(values), fb.tensor(np.array(1.0, npd)))
     np.testing.assert_array_equal(got.numpy(), np.nextafter(values, npd.type(1.0)))
+
+
+# -- multinomial, poisson (statistical: their stream is not the CPU kernel's) ----------------------
+
+def _gen(seed):
+    return fb.Generator().manual_seed(seed)
+
+
+@pytest.mark.parametrize("dtype", [fb.float32, fb.float64])
+def test_multinomial_with_replacement_frequencies(dtype):
+    stats = pytest.importorskip("scipy.stats")
+    p = np.array([0.1, 0.0, 0.2, 0.7, 0.0])
+    probs = fb.tensor(np.stack([p, p[::-1]]) * 3).to(dtype)  # unnormalised, two rows
+    n = 20000
+    draws = _decomposed("multinomial", probs, n, True, generator=_gen(5)).numpy()
+    assert draws.shape == (2, n) and draws.dtype == np.int64
+    for row, q in zip(draws, (p, p[::-1])):
+        counts = np.bincount(row, minlength=5)
+        assert np.all(counts[q == 0] == 0)  # a category of probability 0 is never drawn
+        assert stats.chisquare(counts[q > 0], q[q > 0] * n).pvalue > 1e-4
+    again = _decomposed("multinomial", probs, n, True, generator=_gen(5)).numpy()
+    np.testing.assert_array_equal(draws, again)  # reproducible with a seeded generator
+    one = _decomposed("multinomial", fb.tensor([0.0, 0.0, 1.0]).to(dtype), 7, True, generator=_gen(1))
+    assert tuple(one.shape) == (7,) and np.all(one.numpy() == 2)
+
+
+def test_multinomial_without_replacement_order():
+    stats = pytest.importorskip("scipy.stats")
+    p = np.array([0.5, 0.3, 0.15, 0.05])
+    n = 20000
+    probs = fb.tensor(np.tile(p, (n, 1)))
+    draws = _decomposed("multinomial", probs, 3, generator=_gen(7)).numpy()
+    assert all(len(set(r)) == 3 for r in draws[:500])  # no category twice in a row
+    first = np.bincount(draws[:, 0], minlength=4)
+    assert stats.chisquare(first, p * n).pvalue > 1e-4
+    # the second draw: P(j) = sum_i p_i p_j / (1 - p_i) over i != j
+    second_p = np.array([sum(p[i] * p[j] / (1 - p[i]) for i in range(4) if i != j) for j in range(4)])
+    assert stats.chisquare(np.bincount(draws[:, 1], minlength=4), second_p * n).pvalue > 1e-4
+    all_of_them = _decomposed("multinomial", fb.tensor(p), 4, generator=_gen(2)).numpy()
+    assert sorted(all_of_them) == [0, 1, 2, 3]
+    np.testing.assert_array_equal(draws, _decomposed("multinomial", probs, 3, generator=_gen(7)).numpy())
+
+
+@pytest.mark.parametrize("replacement, values, message", [
+    (False, [0.5, -1.0], "probability tensor contains either `inf`, `nan` or element < 0"),
+    (False, [0.5, np.nan], "probability tensor contains either `inf`, `nan` or element < 0"),
+    (True, [0.5, -1.0], r"invalid multinomial distribution \(encountering probability entry < 0\)"),
+    (True, [0.5, np.inf], r"invalid multinomial distribution \(encountering probability entry = infinity or NaN\)"),
+    (True, [0.0, 0.0], r"invalid multinomial distribution \(sum of probabilities <= 0\)"),
+])
+def test_multinomial_errors(replacement, values, message):
+    with pytest.raises(RuntimeError, match=message):
+        _decomposed("multinomial", fb.tensor(values), 1, replacement)
+
+
+@pytest.mark.parametrize("rate", [0.3, 2.0, 9.5, 10.0, 37.0, 1e4, 1e8])
+def test_poisson_moments_and_distribution(rate):
+    stats = pytest.importorskip("scipy.stats")
+    n = 20000
+    x = _decomposed("poisson", fb.full((n,), rate, dtype=fb.float64), generator=_gen(11)).numpy()
+    assert np.all(x == np.floor(x)) and np.all(x >= 0)
+    # mean and variance within 5 standard errors (variance of the sample variance ~ 2 rate^2 / n + rate / n)
+    assert abs(x.mean() - rate) < 5 * np.sqrt(rate / n)
+    assert abs(x.var() - rate) < 5 * np.sqrt((2 * rate * rate + rate) / n)
+    # chi-square over the bins of the central 99.8 %, the tails pooled
+    lo, hi = stats.poisson.ppf([0.001, 0.999], rate)
+    edges = np.unique(np.linspace(lo, hi + 1, min(int(hi - lo) + 2, 40)).astype(np.int64))
+    observed = np.histogram(x, np.concatenate([[-np.inf], edges, [np.inf]]))[0]
+    cdf = stats.poisson.cdf(np.concatenate([edges - 1, [np.inf]]), rate)
+    expected = np.diff(np.concatenate([[0.0], cdf])) * n
+    keep = expected > 5
+    observed, expected = observed[keep], expected[keep] * observed[keep].sum() / expected[keep].sum()
+    assert stats.chisquare(observed, expected).pvalue > 1e-4
+
+
+def test_poisson_special_rates_and_reproducibility():
+    rates = fb.tensor([[0.0, 1.0, 50.0], [1e20, 3.5, 0.0]], dtype=fb.float32).t()  # non-contiguous, float32
+    x = _decomposed("poisson", rates, generator=_gen(3))
+    assert x.dtype == fb.float32 and tuple(x.shape) == (3, 2)
+    got = x.numpy()
+    assert got[0, 0] == 0 and got[2, 1] == 0 and got[0, 1] == float(-2 ** 63)  # PyTorch's overflowed sample
+    np.testing.assert_array_equal(got, _decomposed("poisson", rates, generator=_gen(3)).numpy())
+    assert tuple(_decomposed("poisson", fb.zeros((0, 3))).shape) == (0, 3)
+    assert _decomposed("poisson", fb.tensor(4.0), generator=_gen(1)).numpy().shape == ()
+    with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be non-negative"):
+        _decomposed("poisson", fb.tensor([1.0, -1.0]))
+    with pytest.raises(RuntimeError, match="invalid Poisson rate"):
+        _decomposed("poisson", fb.tensor([np.nan]))

@@ -25,7 +25,7 @@ def _assign_tiers(decls: list) -> None:
     # The decompositions register themselves (``decomp.decomposition``) as their modules are imported.
     from .decomp import (DECOMPOSITIONS, blas, factories, host, indexing, pointwise, random,  # noqa: F401
                          reductions, shape, special, integer, advanced_index, compare, counting, scans, search,
-                         order, unique, scatter_reduce, floatbits)
+                         order, unique, scatter_reduce, floatbits, sampling)
 
     core = set(CORE_OPS)
     decompositions = DECOMPOSITIONS
