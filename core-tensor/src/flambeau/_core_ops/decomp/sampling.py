@@ -11,8 +11,8 @@ multinomial
     without replacement (Efraimidis and Spirakis, 2006).
 
 poisson
-    Rates below 10: Knuth's multiplicative method, exact (multiply uniforms until the product
-    falls to ``exp(-rate)``; every element runs until it has, about ``rate + 1`` rounds). Rates from
+    Rates below 10: inversion, exact (one uniform per element against the cumulative sums of the
+    probabilities, one term a round until every element has passed its uniform). Rates from
     10: Hörmann's transformed rejection with squeeze, PTRS ("The transformed rejection method for
     generating Poisson random variables", Insurance: Mathematics and Economics 12, 1993; the
     constants are the paper's), repeated over the whole tensor until every element is accepted
@@ -104,17 +104,24 @@ def _multinomial(x: Tensor, num_samples: int, replacement: bool = False, generat
 
 # -- poisson -------------------------------------------------------------------------------------
 
-def _knuth(rate: Tensor, generator: Any) -> Tensor:
-    """Exact Poisson samples for small rates: the number of uniforms multiplied before the
-    product first falls to ``exp(-rate)`` or below, less one."""
-    limit = op("exp")(-rate)
+def _inversion(rate: Tensor, generator: Any) -> Tensor:
+    """Exact Poisson samples for small rates by inversion: one uniform ``u`` per element, and the
+    least ``k`` whose cumulative probability ``sum_(j <= k) e^-rate rate^j / j!`` exceeds it (the
+    terms built by ``p_k = p_(k-1) rate / k``; float64 keeps the sum exact to ~1e-16 for rates < 10).
+    Rounds run until every element has stopped, about the largest sample's value."""
+    u = _uniform_like(rate, generator)
+    term = op("exp")(-rate)
+    cumulative = term
     k = rate * 0.0
-    product = k + 1.0
-    pending = op("gt")(product, limit)
+    pending = op("gt")(u, cumulative)
+    n = 0
     while _any(pending):
-        product = op("where")(pending, product * _uniform_like(rate, generator), product)
-        pending = op("gt")(product, limit)
+        n += 1
+        term = term * rate / float(n)
+        cumulative = cumulative + term
         k = op("where")(pending, k + 1.0, k)
+        # a u the float64 sum never passes (1 - u below its rounding) stops where the terms vanish
+        pending = op("bitwise_and")(op("bitwise_and")(pending, op("gt")(u, cumulative)), op("gt")(term, 0.0))
     return k
 
 
@@ -160,7 +167,7 @@ def _poisson(x: Tensor, generator: Any = None) -> Tensor:
     large = op("ge")(rate, _PTRS_FROM)
     one = scalar_like(1.0, rate)
     # each method runs on every element (the other's rates replaced by harmless ones), then selects
-    small = _knuth(where(large, one, rate), generator)
+    small = _inversion(where(large, one, rate), generator)
     big = _ptrs(where(op("bitwise_and")(large, op("bitwise_not")(huge)), rate, scalar_like(_PTRS_FROM, rate)),
                 generator) if _any(large) else small
     out = where(large, big, small)
