@@ -26,7 +26,8 @@ def _assign_tiers(decls: list) -> None:
     from .decomp import (DECOMPOSITIONS, blas, factories, host, indexing, pointwise, random,  # noqa: F401
                          reductions, shape, special, integer, advanced_index, compare, counting, scans, search,
                          order, host_fft, host_linalg,
-                         special_gamma, special_normal, special_bessel)
+                         special_gamma, special_normal, special_bessel,
+                         unique, scatter_reduce, floatbits, sampling)
 
     core = set(CORE_OPS)
     decompositions = DECOMPOSITIONS
