@@ -100,9 +100,11 @@ class DeferredDecomposition:
         from ._index import DECOMPOSED
 
         for name, (module, _, _) in DECOMPOSED.items():
+            if module != self.module:
+                continue
             decl = OPS.get(name)
             stand_in = None if decl is None else decl.composite
-            if type(stand_in) is not DeferredDecomposition or stand_in.module != self.module:
+            if type(stand_in) is not DeferredDecomposition:
                 continue
             real = decl.composite = DECOMPOSITIONS[name][0]
             for fname in (name, name + "_"):
