@@ -116,7 +116,20 @@ def __getattr__(name: str) -> object:
 
         globals()[name] = set_printoptions
         return set_printoptions
+    # Namespaces of functions that wrap ops a program may never call, as torch.fft and
+    # torch.special: loaded (and then kept as attributes) on first use.
+    if name in _LAZY_SUBMODULES:
+        import importlib  # not `from . import`: its attribute check would call this function again
+
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'flambeau' has no attribute '{name}'")
+
+
+_LAZY_SUBMODULES = frozenset({"fft", "special"})
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_SUBMODULES | {"cuda", "set_printoptions"})
 
 
 from .plugins import _loader  # noqa: E402
