@@ -84,3 +84,23 @@ def test_import_leaves_ml_dtypes_and_optional_submodules_for_first_use():
     loaded, used = out.stdout.strip().splitlines()[-2:]
     assert loaded == "[]"
     assert used == "True 3.0"
+
+
+def test_import_leaves_rarely_needed_modules_for_first_use():
+    # Each of these was loaded by every `import flambeau` and is now loaded where it is used:
+    # pkgutil (flambeau._portions.extend_path instead), signal's enums (_isolation uses _signal),
+    # traceback (a failed plugin's traceback), the repr formatter (first repr or set_printoptions),
+    # and the decompositions onto the core tier (first call of one; see test_decomp_deferred.py).
+    # Those of other distributions are checked when installed (custom autograd Functions, the
+    # engine's heapq, the CPU backend's four-step FFT, nn's formulas, the distributions package).
+    code = ("import sys, flambeau as fb\n"
+            "print(sorted(m for m in sys.modules if m in ('pkgutil', 'signal', 'traceback', 'heapq',\n"
+            "    'flambeau._tensor_repr', 'flambeau.autograd.function', 'flambeau_cpu.kernels._fft_four_step')\n"
+            "    or m.startswith(('flambeau._core_ops.decomp.', 'flambeau.nn._formulas.', 'flambeau.distributions.'))\n"
+            "    and m.rpartition('.')[2] not in ('_index', '_ops', '_samplers', '_version')))\n"
+            "fb.set_printoptions(precision=3); r = repr(fb.ones(2))\n"
+            "print(r, 'flambeau._tensor_repr' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded, used = out.stdout.strip().splitlines()[-2:]
+    assert loaded == "[]"
+    assert used == "tensor([1., 1.]) True"

@@ -53,3 +53,17 @@ def test_flambeau_fft_of_one_long_line(norm):
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-9 * np.abs(want).max())
     back = fb.fft.ifft(fb.fft.fft(t, dim=1, norm=norm), dim=1, norm=norm).numpy()
     np.testing.assert_allclose(back, x.reshape(1, -1, 1), atol=1e-9)
+
+
+def test_the_kernels_threshold_is_the_modules_and_the_module_loads_at_first_use():
+    # fft_ops keeps its own copy of the threshold so that `import flambeau` need not import the
+    # four-step module; the two must agree, and a fresh import must leave the module out.
+    import subprocess
+    import sys
+
+    from flambeau_cpu.kernels import fft_ops
+
+    assert fft_ops._FOUR_STEP_MIN_POINTS == four_step.MIN_POINTS
+    code = "import sys, flambeau; print('flambeau_cpu.kernels._fft_four_step' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False"

@@ -5,10 +5,10 @@
 """
 from __future__ import annotations
 
-import pkgutil as _pkgutil
+from ._portions import extend_path as _extend_path
 
 # Other distributions ship flambeau/nn, flambeau/optim...: find them in plain and editable installs.
-__path__ = _pkgutil.extend_path(__path__, __name__)
+__path__ = _extend_path(__path__, __name__)
 
 from ._version import __version__  # noqa: E402
 
@@ -23,7 +23,6 @@ from ._dtypes import (  # noqa: E402
 )
 from ._size import Size  # noqa: E402
 from ._tensor import Tensor  # noqa: E402
-from ._tensor_repr import set_printoptions  # noqa: E402
 from ._creation import (  # noqa: E402
     arange, as_tensor, asarray, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones, ones_like,
     tensor, zeros, zeros_like,
@@ -110,7 +109,27 @@ def __getattr__(name: str) -> object:
 
         module = globals()["cuda"] = resolve()
         return module
+    # The repr's formatter and its options load at their first use (a tenth of the core's modules'
+    # import time went to modules a program may never need).
+    if name == "set_printoptions":
+        from ._tensor_repr import set_printoptions
+
+        globals()[name] = set_printoptions
+        return set_printoptions
+    # Namespaces of functions that wrap ops a program may never call, as torch.fft and
+    # torch.special: loaded (and then kept as attributes) on first use.
+    if name in _LAZY_SUBMODULES:
+        import importlib  # not `from . import`: its attribute check would call this function again
+
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'flambeau' has no attribute '{name}'")
+
+
+_LAZY_SUBMODULES = frozenset({"fft", "special"})
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_SUBMODULES | {"cuda", "set_printoptions"})
 
 
 from .plugins import _loader  # noqa: E402
@@ -125,4 +144,4 @@ _late_bindings.install(__import__(__name__))
 del _loader
 
 # The module's own imports are not flambeau's API (`torch.annotations` does not exist either).
-del annotations, _pkgutil
+del annotations, _extend_path

@@ -82,10 +82,9 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 
 
 def install(namespace: ModuleType) -> None:
-    from . import fft, linalg
+    from . import linalg  # (flambeau.fft loads at first use: flambeau.__getattr__)
 
     namespace.linalg = linalg
-    namespace.fft = fft
     for fn in (det, logdet, slogdet, inverse, pinverse, svd, qr, cholesky):
         setattr(namespace, fn.__name__, fn)
         setattr(Tensor, fn.__name__, fn)

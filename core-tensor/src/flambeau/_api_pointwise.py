@@ -206,4 +206,4 @@ def install(namespace: ModuleType) -> None:
     from ._api_gradient import gradient
 
     namespace.gradient = gradient
-    from . import special  # noqa: F401  (flambeau.special, as torch.special)
+    # flambeau.special (as torch.special) loads at its first use: flambeau.__getattr__

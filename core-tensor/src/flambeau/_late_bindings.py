@@ -28,10 +28,21 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import _conversion, _creation, _indexing, _tensor_repr, plugins
+from . import _conversion, _creation, _indexing, plugins
 from ._tensor import Tensor
 from .ops import _registry
 from .plugins import _loader
+
+def tensor_repr(self: Tensor) -> str:
+    """``repr(tensor)`` as PyTorch prints it (:func:`flambeau._tensor_repr.tensor_repr`).
+
+    The formatter's module loads at the first repr: a program that never prints a tensor does
+    not pay for it at ``import flambeau``.
+    """
+    from ._tensor_repr import tensor_repr as formatted
+
+    return formatted(self)
+
 
 def share_memory_(self: Tensor) -> Tensor:
     """Move the storage to shared memory, in place; a no-op if it is there already.
@@ -64,7 +75,7 @@ _TENSOR_METHODS = {
     "type": _conversion.tensor_type,
     "__getitem__": _indexing.getitem,
     "__setitem__": _indexing.setitem,
-    "__repr__": _tensor_repr.tensor_repr,
+    "__repr__": tensor_repr,
     "share_memory_": share_memory_,
     "is_shared": is_shared,
 }

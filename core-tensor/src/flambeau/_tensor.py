@@ -470,7 +470,7 @@ LATE_METHODS = {
     "type": "flambeau._conversion.tensor_type",
     "__getitem__": "flambeau._indexing.getitem",
     "__setitem__": "flambeau._indexing.setitem",
-    "__repr__": "flambeau._tensor_repr.tensor_repr",
+    "__repr__": "flambeau._late_bindings.tensor_repr (loads flambeau._tensor_repr at the first repr)",
     "share_memory_": "flambeau._late_bindings.share_memory_",
     "is_shared": "flambeau._late_bindings.is_shared",
 }

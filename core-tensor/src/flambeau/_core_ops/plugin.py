@@ -22,19 +22,16 @@ def flambeau_declare_ops():
 def _assign_tiers(decls: list) -> None:
     """Mark the core tier, and give every other op that has no composite its decomposition onto it."""
     from ._core_tier import CORE_OPS
-    # The decompositions register themselves (``decomp.decomposition``) as their modules are imported.
-    from .decomp import (DECOMPOSITIONS, blas, factories, host, indexing, pointwise, random,  # noqa: F401
-                         reductions, shape, special, integer, advanced_index, compare, counting, scans, search,
-                         order, host_fft, host_linalg,
-                         special_gamma, special_normal, special_bessel,
-                         unique, scatter_reduce, floatbits, sampling)
+    # The decompositions' modules load at the first call of one (see decomp.DeferredDecomposition):
+    # what each op gets now is a stand-in, with the ops it calls and where it computes, from the index.
+    from .decomp import deferred
 
     core = set(CORE_OPS)
-    decompositions = DECOMPOSITIONS
     for decl in decls:
         if decl.name in core:
             decl.tier = "core"
             continue
-        found = decompositions.get(decl.name)
-        if found is not None and decl.composite is None:
-            decl.composite, decl.uses, decl.host = found
+        if decl.composite is None:
+            found = deferred(decl.name)
+            if found is not None:
+                decl.composite, decl.uses, decl.host = found

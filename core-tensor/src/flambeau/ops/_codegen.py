@@ -15,6 +15,7 @@ per-op path is unchanged.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from types import CodeType, FunctionType
 from typing import Any, Callable
@@ -84,7 +85,8 @@ def _placeholders(params: list[inspect.Parameter]) -> list[_Placeholder]:
     return [_Placeholder(i, p) for i, p in enumerate(params)]
 
 
-def instantiate(source: str, names: dict[str, str], namespace: dict[str, Any], defaults: tuple | None = None,
+def instantiate(source: str | Callable[[], str], names: dict[str, str], namespace: dict[str, Any],
+                defaults: tuple | None = None,
                 kwdefaults: dict[str, Any] | None = None, filename: str = "<generated>") -> FunctionType:
     """The function that ``source`` defines, as if compiled with each placeholder in ``names``
     replaced by its real name: its parameters (and the function's own name) in ``co_varnames``
@@ -104,10 +106,13 @@ def instantiate(source: str, names: dict[str, str], namespace: dict[str, Any], d
         defaults, kwdefaults: the function's ``__defaults__`` and ``__kwdefaults__``.
         filename: its ``co_filename`` (shown in tracebacks).
     """
-    code = _TEMPLATES.get(source)
+    # A callable source renders it: only for a source known not to be precompiled (it is then
+    # rendered at the first call with the rest of the work, or now if it cannot be deferred).
+    code = _TEMPLATES.get(source) if type(source) is str else None
     name = names.get(_NAME, _NAME)
     if code is None:
         if _DEFERRED in namespace:  # shared with another deferred function: compile now
+            source = source if type(source) is str else source()
             code = _TEMPLATES[source] = _compile_one(source)
         else:
             stand_in = _STAND_IN.replace(co_name=name, co_qualname=name, co_filename=filename)
@@ -154,6 +159,9 @@ class _Deferred:
         self.fn, self.source, self.names, self.name, self.filename = fn, source, names, name, filename
 
     def compile(self) -> None:
+        if type(self.source) is not str:  # rendered only now (see build)
+            self.source = self.source()
+            self.fn._source = self.source  # type: ignore[attr-defined]
         code = _TEMPLATES.get(self.source)
         if code is None:
             code = _TEMPLATES[self.source] = _compile_one(self.source)
@@ -185,9 +193,11 @@ def _renamed(const: Any, names: dict[str, str]) -> Any:
 def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     """The public function for ``decl`` (or its in-place form ``name_``)."""
     key = _render_key(decl, inplace)
-    source = _SOURCES.get(key)
+    source: str | Callable[[], str] | None = _SOURCES.get(key)
     if source is None:
-        source = _SOURCES[key] = render(decl, inplace)
+        # Not rendered before, so not precompiled either: the function compiles at its first call
+        # (see instantiate), and its source is rendered then too (~70 sources with nn installed).
+        source = functools.partial(_render_once, decl, inplace, key)
     name = decl.name + ("_" if inplace else "")
     real = decl.parameters
     namespace = dict(_shared_namespace(), _OP=decl, _zero_dim_when=decl.zero_dim_common, _KC={}, _meta=decl.meta,
@@ -207,8 +217,26 @@ def build(decl: OpDecl, inplace: bool = False) -> Callable[..., Any]:
     fn.__doc__ = decl.doc or None
     fn.__module__ = "flambeau"
     fn._op = decl  # type: ignore[attr-defined]
-    fn._source = source  # type: ignore[attr-defined]
+    if type(source) is str:  # else set by the first call (see source_of)
+        fn._source = source  # type: ignore[attr-defined]
     return fn
+
+
+def _render_once(decl: OpDecl, inplace: bool, key: tuple) -> str:
+    source = _SOURCES.get(key)
+    if source is None:
+        source = _SOURCES[key] = render(decl, inplace)
+    return source
+
+
+def source_of(fn: Callable[..., Any]) -> str:
+    """The source (placeholder names) an op function was made from, rendered now if its first
+    call has not done it yet."""
+    source = getattr(fn, "_source", None)
+    if source is None:
+        deferred = fn.__globals__[_DEFERRED]
+        source = deferred.source if type(deferred.source) is str else deferred.source()
+    return source
 
 
 def _signature(decl: OpDecl, inplace: bool) -> inspect.Signature:

@@ -5,6 +5,8 @@
 
 Run it after adding or changing a declaration in core-tensor (``_core_ops``) or the code
 generator (``_codegen``); ``core-tensor/tests/test_codegen_templates.py`` fails until then.
+It also rewrites the decompositions' index (``_core_ops/decomp/_index.py``, which
+``test_decomp_deferred.py`` checks): run it after adding or moving a decomposition too.
 """
 from __future__ import annotations
 
@@ -67,22 +69,25 @@ def path() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = module_text(core_sources())
-    try:
-        with open(path(), encoding="utf-8") as f:
-            current = f.read()
-    except FileNotFoundError:
-        current = None
-    if "--check" in argv:
+    from flambeau._core_ops import decomp
+
+    status = 0
+    for target, text in ((path(), module_text(core_sources())), (decomp.index_path(), decomp.index_source())):
+        try:
+            with open(target, encoding="utf-8") as f:
+                current = f.read()
+        except FileNotFoundError:
+            current = None
+        if "--check" in argv:
+            if current != text:
+                print(f"{target} is not current: run `python -m flambeau.ops._write_templates`", file=sys.stderr)
+                status = 1
+            continue
         if current != text:
-            print(f"{path()} is not current: run `python -m flambeau.ops._write_templates`", file=sys.stderr)
-            return 1
-        return 0
-    if current != text:
-        with open(path(), "w", encoding="utf-8") as f:
-            f.write(text)
-        print(f"wrote {path()}")
-    return 0
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
+            print(f"wrote {target}")
+    return status
 
 
 if __name__ == "__main__":

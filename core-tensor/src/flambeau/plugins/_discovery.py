@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import traceback
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -63,6 +62,8 @@ class PluginRecord:
     def traceback(self) -> str:
         if self.error is None:
             return ""
+        import traceback  # only when a failure is shown: `import flambeau` does not load it
+
         return "".join(traceback.format_exception(self.error))
 
 

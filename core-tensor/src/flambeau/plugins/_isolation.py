@@ -8,8 +8,14 @@ and a ``KeyboardInterrupt`` seen after one arrived is the user's, so it propagat
 """
 from __future__ import annotations
 
-import signal
 import threading
+
+try:
+    # The C module behind `signal` has the four names used here; `signal` itself builds its
+    # enums at import (~1% of `import flambeau`). SIGINT and the handlers are the same objects.
+    import _signal as signal
+except ImportError:  # pragma: no cover - an interpreter without it
+    import signal  # type: ignore[no-redef]
 from contextlib import contextmanager
 from typing import Any, Iterator
 

@@ -4,8 +4,8 @@ Subpackages are imported on first use, so ``import flambeau`` does not pay for t
 """
 from __future__ import annotations
 
-import pkgutil as _pkgutil
+from .._portions import extend_path as _extend_path
 
 # Other distributions may ship flambeau/utils/<name> too.
-__path__ = _pkgutil.extend_path(__path__, __name__)
-del _pkgutil
+__path__ = _extend_path(__path__, __name__)
+del _extend_path

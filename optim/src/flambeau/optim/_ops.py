@@ -12,6 +12,7 @@ import inspect
 from typing import Any, Callable
 
 from flambeau.ops import DYNAMIC, OpDecl
+from flambeau.ops._registry import code_parameters
 from flambeau.plugins import hookimpl
 
 from . import adadelta, adafactor, adagrad, adam, adamax, asgd, nadam, radam, rmsprop, rprop, sgd  # noqa: F401
@@ -26,7 +27,10 @@ _TENSOR_LISTS = {
 
 
 def _signature(fn: Callable[..., Any], n_lists: int) -> str:
-    names = list(inspect.signature(fn).parameters)
+    # Read from the code object when it says everything (~1 us against ~25 for inspect's, 11 ops
+    # at every `import flambeau`).
+    fast = code_parameters(fn)
+    names = fast[0] if fast is not None and not (fast[1] or fast[2]) else list(inspect.signature(fn).parameters)
     return "(" + ", ".join(f"{n}: TensorList" if i < n_lists else n for i, n in enumerate(names)) + ")"
 
 

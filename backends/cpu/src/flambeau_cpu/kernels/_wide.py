@@ -16,6 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from flambeau.ops._registry import code_parameters
+
 from ._signature_wrap import with_signature
 
 _F16 = np.dtype(np.float16)
@@ -80,9 +82,14 @@ _BODY = """\
 
 def accumulating(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """``kernel`` (which writes into its ``out`` parameter) computing in float32 when ``out`` is half."""
-    params = inspect.signature(kernel).parameters.values()
-    names = [p.name for p in params]
-    if "out" not in names or any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty for p in params):
+    fast = code_parameters(kernel)  # the code object's names when it has them all (27 kernels at load)
+    if fast is not None and fast[3]:
+        names, plain = fast[0], True
+    else:
+        params = inspect.signature(kernel).parameters.values()
+        names = [p.name for p in params]
+        plain = all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params)
+    if "out" not in names or not plain:
         raise TypeError(f"accumulating(): kernel {kernel!r} needs plain positional parameters and an 'out'")
     body = _BODY.replace("{out_at}", str(names.index("out")))
     run = with_signature(kernel, body, {"_ndarray": _ndarray, "_is_half": is_half, "_run_wide": _run_wide})

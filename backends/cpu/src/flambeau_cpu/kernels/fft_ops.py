@@ -14,7 +14,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _fft_four_step
 
 try:
     from .._C import get_num_threads as _num_threads
@@ -127,6 +126,17 @@ def _pocketfft() -> Any:
 _POCKET: Any = False
 
 
+#: ``_fft_four_step.MIN_POINTS`` (test_fft checks they agree): the four-step module, ~2% of
+#: ``import flambeau``, loads with the first transform that long.
+_FOUR_STEP_MIN_POINTS = 1 << 16
+
+
+def _four_step() -> Any:
+    from . import _fft_four_step
+
+    return _fft_four_step
+
+
 def _c2c(name: str) -> Callable[..., Any]:
     forward = name.startswith("fft")
 
@@ -140,8 +150,8 @@ def _c2c(name: str) -> Callable[..., Any]:
         if binding is not None and x.shape == out.shape and x.dtype.kind == "c":
             axis, inorm = dim % x.ndim, _INORM[norm, forward]
             threads = _threads(out.size)
-            if out.size == out.shape[axis] >= _fft_four_step.MIN_POINTS and \
-                    _fft_four_step.c2c(binding, x.reshape(-1), out, forward, inorm, threads):
+            if out.size == out.shape[axis] >= _FOUR_STEP_MIN_POINTS and \
+                    _four_step().c2c(binding, x.reshape(-1), out, forward, inorm, threads):
                 return  # one long line: split into short batched ones
             binding.c2c(x, (axis,), forward, inorm, out, threads)
             return

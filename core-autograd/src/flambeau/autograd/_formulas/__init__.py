@@ -28,20 +28,22 @@ class DeferredFormula:
     core-autograd registers these at ``import flambeau`` so that none of its ~20 formula modules
     is imported then; recording reads the real :class:`Formula` through :meth:`resolve` the first
     time it meets the op. Resolving imports the family, and puts its real formulas in the
-    registry in place of their stand-ins.
+    registry in place of their stand-ins. Another package's formulas (flambeau-nn's) defer the
+    same way, their families in ``package`` (a module whose submodules have ``formulas()``).
     """
 
-    __slots__ = ("name", "family")
+    __slots__ = ("name", "family", "package")
 
-    def __init__(self, name: str, family: str) -> None:
+    def __init__(self, name: str, family: str, package: str | None = None) -> None:
         self.name = name
         self.family = family
+        self.package = package or __name__
 
     def resolve(self) -> Formula:
-        real = family_formulas(self.family)
+        real = family_formulas(self.family, self.package)
         for name, f in real.items():
             current = GRADIENTS.get(name)
-            if type(current) is DeferredFormula and current.family == self.family:
+            if type(current) is DeferredFormula and current.family == self.family and current.package == self.package:
                 GRADIENTS[name] = f
         return real[self.name]
 
@@ -52,9 +54,9 @@ class DeferredFormula:
         return f"DeferredFormula({self.name!r}, family={self.family!r})"
 
 
-def family_formulas(family: str) -> dict[str, Formula]:
-    """The formulas of one family module (importing it)."""
-    return importlib.import_module(f"{__name__}.{family}").formulas()
+def family_formulas(family: str, package: str = __name__) -> dict[str, Formula]:
+    """The formulas of one family module of ``package`` (importing it)."""
+    return importlib.import_module(f"{package}.{family}").formulas()
 
 
 def all_formulas() -> dict[str, Formula]:
