@@ -72,7 +72,13 @@ def main(argv: list[str]) -> int:
     from flambeau._core_ops import decomp
 
     status = 0
-    for target, text in ((path(), module_text(core_sources())), (decomp.index_path(), decomp.index_source())):
+    # The index first: the templates are rendered from the tiers this process read from the index at
+    # import, so a rewritten index means rendering them again in a fresh process.
+    index_changed = False
+    for target, text in ((decomp.index_path(), decomp.index_source()), (path(), module_text(core_sources()))):
+        if index_changed:
+            print("the decompositions' index changed: rendering the templates from it in a new process")
+            os.execv(sys.executable, [sys.executable, "-m", "flambeau.ops._write_templates", *argv])
         try:
             with open(target, encoding="utf-8") as f:
                 current = f.read()
@@ -87,6 +93,7 @@ def main(argv: list[str]) -> int:
             with open(target, "w", encoding="utf-8") as f:
                 f.write(text)
             print(f"wrote {target}")
+            index_changed = target == decomp.index_path()
     return status
 
 
