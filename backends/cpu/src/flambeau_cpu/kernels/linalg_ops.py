@@ -15,14 +15,60 @@ from typing import Any, Callable
 
 import numpy as np
 
-from flambeau._core_ops.decomp._host_lu import substitute
-from flambeau._core_ops.decomp.host_linalg import (  # noqa: F401 - numpy-only kernels, one copy (core-tensor's
-    linalg_det, linalg_eig, linalg_eigh, linalg_eigvals, linalg_lstsq, linalg_qr,  # host decompositions)
-    linalg_slogdet, linalg_svd, linalg_svdvals)
 from flambeau.linalg import LinAlgError
 
 from .. import _threads
 from ._quiet import quiet_all
+
+
+# The numpy-only kernels are core-tensor's host decompositions' (one copy); they are imported at their
+# first call, since core-tensor loads its decompositions' modules only when one runs (import time).
+def _host(name: str) -> Any:
+    from flambeau._core_ops.decomp import host_linalg
+
+    return getattr(host_linalg, name)
+
+
+def substitute(T: np.ndarray, B: np.ndarray, lower: bool, unit: bool = False) -> np.ndarray:
+    from flambeau._core_ops.decomp._host_lu import substitute as host_substitute
+
+    return host_substitute(T, B, lower, unit)
+
+
+def linalg_det(A, out):
+    return _host("linalg_det")(A, out)
+
+
+def linalg_slogdet(A, out):
+    return _host("linalg_slogdet")(A, out)
+
+
+def linalg_qr(A, mode, out):
+    return _host("linalg_qr")(A, mode, out)
+
+
+def linalg_eig(A, out):
+    return _host("linalg_eig")(A, out)
+
+
+def linalg_eigvals(A, out):
+    return _host("linalg_eigvals")(A, out)
+
+
+def linalg_eigh(A, UPLO, out):
+    return _host("linalg_eigh")(A, UPLO, out)
+
+
+def linalg_svd(A, full_matrices, driver, out):
+    return _host("linalg_svd")(A, full_matrices, driver, out)
+
+
+def linalg_svdvals(A, driver, out):
+    return _host("linalg_svdvals")(A, driver, out)
+
+
+def linalg_lstsq(A, B, rcond, driver):
+    return _host("linalg_lstsq")(A, B, rcond, driver)
 
 
 class _Lazy:
