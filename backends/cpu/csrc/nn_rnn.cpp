@@ -56,10 +56,10 @@ void nn_lstm_cell(const py::array& gates, const py::object& cx, const py::object
   over_rows(batch, hidden, [&](index_t begin, index_t end) {
     if (dt == DType::f32)
       lstm_rows(static_cast<const float*>(pg), static_cast<const float*>(pc), static_cast<float*>(ph),
-                static_cast<float*>(pcy), static_cast<float*>(pw), begin, end, hidden);
+                static_cast<float*>(pcy), static_cast<float*>(pw), begin, end, hidden, 0, hidden);
     else
       lstm_rows(static_cast<const double*>(pg), static_cast<const double*>(pc), static_cast<double*>(ph),
-                static_cast<double*>(pcy), static_cast<double*>(pw), begin, end, hidden);
+                static_cast<double*>(pcy), static_cast<double*>(pw), begin, end, hidden, 0, hidden);
   });
 }
 
@@ -82,12 +82,12 @@ void nn_lstm_cell_backward(const py::object& ghy, const py::object& gcy, const p
     if (dt == DType::f32)
       lstm_backward_rows(static_cast<const float*>(pgh), static_cast<const float*>(pgc), static_cast<const float*>(pc),
                          static_cast<const float*>(pcy), static_cast<const float*>(pw), static_cast<float*>(pdg),
-                         static_cast<float*>(pdc), begin, end, hidden);
+                         static_cast<float*>(pdc), begin, end, hidden, 0, hidden);
     else
       lstm_backward_rows(static_cast<const double*>(pgh), static_cast<const double*>(pgc),
                          static_cast<const double*>(pc), static_cast<const double*>(pcy),
                          static_cast<const double*>(pw), static_cast<double*>(pdg), static_cast<double*>(pdc), begin,
-                         end, hidden);
+                         end, hidden, 0, hidden);
   });
 }
 

@@ -1,7 +1,8 @@
 // The fused recurrent cells' arithmetic, row by row: shared by the cell ops (nn_rnn.cpp) and the
 // whole-layer ops (nn_rnn_layer.cpp), which run one cell per time step.
 //
-// Each works on rows [begin, end) of H hidden units: the gate pre-activations (B, 4H) for the LSTM in
+// Each works on rows [begin, end) of H hidden units (the LSTM's on the units [u0, u1) of each row, so
+// that threads can own a share of the units across a whole layer): the gate pre-activations (B, 4H) for the LSTM in
 // the order i, f, g, o, the input and hidden projections (B, 3H) for the GRU in the order r, z, n. The
 // workspace the forward pass writes (the activated gates; for the GRU also W_hn h + b_hn) is what the
 // backward pass reads, so nothing is recomputed there. Callers check every size and pointer first.
@@ -22,7 +23,7 @@ template <class T> FLAMBEAU_INLINE T sigm(T x) { return T(1) / (T(1) + vec_exp(-
 
 template <class T>
 FLAMBEAU_CLONES void lstm_rows(const T* gates, const T* cx, T* hy, T* cy, T* work, index_t begin, index_t end,
-                               index_t h) {
+                               index_t h, index_t u0, index_t u1) {
   for (index_t r = begin; r < end; ++r) {
     const T* gi = gates + r * 4 * h;
     const T* gf = gi + h;
@@ -36,7 +37,7 @@ FLAMBEAU_CLONES void lstm_rows(const T* gates, const T* cx, T* hy, T* cy, T* wor
     T* c1 = cy + r * h;
     T* h1 = hy + r * h;
 #pragma omp simd
-    for (index_t k = 0; k < h; ++k) {
+    for (index_t k = u0; k < u1; ++k) {
       const T i = sigm(gi[k]), f = sigm(gf[k]), g = vec_tanh(gg[k]), o = sigm(go[k]);
       const T c = f * c0[k] + i * g;
       wi[k] = i;
@@ -51,7 +52,8 @@ FLAMBEAU_CLONES void lstm_rows(const T* gates, const T* cx, T* hy, T* cy, T* wor
 
 template <class T>
 FLAMBEAU_CLONES void lstm_backward_rows(const T* ghy, const T* gcy, const T* cx, const T* cy, const T* work,
-                                        T* dgates, T* dcx, index_t begin, index_t end, index_t h) {
+                                        T* dgates, T* dcx, index_t begin, index_t end, index_t h, index_t u0,
+                                        index_t u1) {
   for (index_t r = begin; r < end; ++r) {
     const T* wi = work + r * 4 * h;
     const T* wf = wi + h;
@@ -67,7 +69,7 @@ FLAMBEAU_CLONES void lstm_backward_rows(const T* ghy, const T* gcy, const T* cx,
     const T* gc = gcy != nullptr ? gcy + r * h : nullptr;
     T* dc = dcx + r * h;
 #pragma omp simd
-    for (index_t k = 0; k < h; ++k) {
+    for (index_t k = u0; k < u1; ++k) {
       const T i = wi[k], f = wf[k], g = wg[k], o = wo[k];
       const T tc = vec_tanh(c1[k]);
       const T ghk = gh != nullptr ? gh[k] : T(0);

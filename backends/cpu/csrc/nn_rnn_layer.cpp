@@ -2,12 +2,13 @@
 // nn_gru_layer, nn_rnn_layer and their backward ops): one call per layer and direction.
 //
 // Each time step is one product with the hidden weight, packed once per call (packed_gemm.h), and one
-// fused cell (nn_rnn_cells.h), looped here with the GIL released; the input's projection for every
-// step was one product before the call. The hidden weight's gradient is one BLAS product at the end
-// (fortran_gemm.h: scipy's OpenBLAS, on the kernels' OpenMP team). Rows are packed: step t runs the
-// first batch_sizes[t] sequences, its rows start at the sum of the earlier steps' sizes, and the sizes
-// never increase. A sequence that is not running keeps its state, so in the reverse direction (steps
-// from the last) a sequence starts from its initial state at its own last step.
+// fused cell (nn_rnn_cells.h), looped here with the GIL released (the LSTM's threads: see its section);
+// the input's projection for every step was one product before the call. The hidden weight's gradient
+// is one BLAS product at the end (fortran_gemm.h: scipy's OpenBLAS, on the kernels' OpenMP team).
+// Rows are packed: step t runs the first batch_sizes[t] sequences, its rows start at the sum of the
+// earlier steps' sizes, and the sizes never increase. A sequence that is not running keeps its state,
+// so in the reverse direction (steps from the last) a sequence starts from its initial state at its
+// own last step.
 //
 // The backward passes walk the same steps the other way. The states before each step are gathered
 // into one (N, H) array, so the hidden weight's gradient is one product over all steps at the end.
@@ -94,55 +95,125 @@ void over_rows(index_t rows, index_t width, Fn&& fn) {
 }
 
 // -- LSTM -----------------------------------------------------------------------------------------
+//
+// The LSTM's step loops run in one OpenMP region per call: each thread owns a share of the hidden units
+// (whole panels of the packed weights) for the whole sequence, computes those units' columns of every
+// gate's product and then their cell update, so a step ends at one barrier instead of the fork and join
+// of two regions (product panels, then cell rows: ~64 regions per direction and pass, which cost more
+// than the second thread gained at this layer size). Double-buffered hidden states make one barrier per
+// step enough: step i reads buffer i % 2 whole and each thread writes its units of the other one.
+
+// The threads for a step loop over `gates` blocks of h units at most `batch` rows: as many as the
+// per-step work pays for (each step ends at a barrier), at most one per panel of units.
+template <class T>
+int step_team(index_t batch, index_t h, index_t gates) {
+  const index_t chunks = (h + packed_gemm::kPanel<T> - 1) / packed_gemm::kPanel<T>;
+  const index_t work = batch * gates * h * (std::max<index_t>(h, 1) / 8 + 4);  // product, then cells
+  return static_cast<int>(std::max<index_t>(1, std::min<index_t>(threads_for(work), chunks)));
+}
+
+inline void team_barrier(int team) {
+  if (team > 1) {
+#pragma omp barrier
+  }
+}
+
+// dst[r * h + k] = src[r * h + k] for rows [0, rows), units [u0, u1).
+template <class T>
+void copy_units(T* dst, const T* src, index_t rows, index_t h, index_t u0, index_t u1) {
+  if (u1 <= u0) return;
+  for (index_t r = 0; r < rows; ++r) std::memcpy(dst + r * h + u0, src + r * h + u0, (u1 - u0) * sizeof(T));
+}
 
 template <class T>
-void lstm_forward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* c0,
-                  const T* w, T* out, T* hn, T* cn, T* work, T* cells) {
-  std::vector<T> hs(h0, h0 + batch * h), cs(c0, c0 + batch * h);  // the running states
+void lstm_forward(const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* c0, const T* w, T* out,
+                  T* hn, T* cn, T* work, T* cells) {
+  constexpr index_t W = packed_gemm::kPanel<T>;
+  const index_t state = batch * h, chunks = (h + W - 1) / W;
+  std::vector<T> hs(static_cast<std::size_t>(2 * state));  // the running hidden states, double-buffered
+  std::copy(h0, h0 + state, hs.begin());
+  std::vector<T> cs(c0, c0 + state);  // the running cell states: each thread reads and writes its units
   std::vector<T> gates(static_cast<std::size_t>(batch * 4 * h));
-  const auto wt = packed_gemm::pack(w, h, 4 * h, 1, h);  // w^T (H, 4H)
-  for (index_t i = 0; i < s.count(); ++i) {
-    const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
-    if (bs == 0) continue;
-    packed_gemm::multiply(wt, bs, hs.data(), h, x + off * 4 * h, gates.data(), 4 * h);  // xproj + h w^T
-    T* hy = out + off * h;
-    T* cy = cells + off * h;
-    over_rows(bs, 4 * h, [&](index_t begin, index_t end) {
-      rnn_cells::lstm_rows(gates.data(), cs.data(), hy, cy, work + off * 4 * h, begin, end, h);
-    });
-    copy_rows(hs.data(), hy, bs, h);
-    copy_rows(cs.data(), cy, bs, h);
-  }
-  copy_rows(hn, hs.data(), batch, h);
-  copy_rows(cn, cs.data(), batch, h);
+  // each gate's w^T (H, H) packed on its own, so a share of the units is the same panels in all four
+  std::vector<packed_gemm::PackedB<T>> wt;
+  for (int g = 0; g < 4; ++g) wt.push_back(packed_gemm::empty<T>(h, h));
+  const int team = step_team<T>(s.count() > 0 ? s.sizes.front() : 0, h, 4);
+  parallel_team(team, [&](int tid, int nt) {
+    index_t q0 = 0, q1 = 0;
+    split_range(chunks, tid, nt, q0, q1);
+    const index_t u0 = std::min(q0 * W, h), u1 = std::min(q1 * W, h);
+    for (int g = 0; g < 4; ++g) packed_gemm::pack_panels(wt[g], w + g * h * h, 1, h, q0, q1);  // only its own
+    int cur = 0;
+    for (index_t i = 0; i < s.count(); ++i) {
+      const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
+      if (bs == 0) continue;
+      const T* hcur = hs.data() + cur * state;
+      T* hnext = hs.data() + (1 - cur) * state;
+      if (u1 > u0) {
+        for (int g = 0; g < 4; ++g)  // this step's input projection + h w^T, the owned columns of gate g
+          packed_gemm::panels(wt[g], q0, q1, bs, hcur, h, x + off * 4 * h + g * h, gates.data() + g * h, 4 * h);
+        T* hy = out + off * h;
+        T* cy = cells + off * h;
+        rnn_cells::lstm_rows(gates.data(), cs.data(), hy, cy, work + off * 4 * h, 0, bs, h, u0, u1);
+        copy_units(hnext, hy, bs, h, u0, u1);
+        copy_units(cs.data(), cy, bs, h, u0, u1);
+        copy_units(hnext + bs * h, hcur + bs * h, batch - bs, h, u0, u1);  // sequences not running keep theirs
+      }
+      team_barrier(nt);
+      cur = 1 - cur;
+    }
+    copy_units(hn, hs.data() + cur * state, batch, h, u0, u1);
+    copy_units(cn, cs.data(), batch, h, u0, u1);
+  });
 }
 
 template <class T>
 void lstm_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* gout, const T* ghn,
                    const T* gcn, const T* h0, const T* c0, const T* w, const T* out, const T* work, const T* cells,
                    T* gx, T* gh0, T* gc0, T* gw) {
-  const std::size_t state = static_cast<std::size_t>(batch * h);
-  std::vector<T> dh(state, T(0)), dc(state, T(0)), cprev(state);
+  constexpr index_t W = packed_gemm::kPanel<T>;
+  const index_t state = batch * h, chunks = (h + W - 1) / W;
+  std::vector<T> dh(static_cast<std::size_t>(state), T(0)), dc(static_cast<std::size_t>(state), T(0));
   if (ghn != nullptr) std::copy(ghn, ghn + state, dh.begin());
   if (gcn != nullptr) std::copy(gcn, gcn + state, dc.begin());
   std::vector<T> hprev(static_cast<std::size_t>(s.rows * h));  // each step's previous hidden states
-  const auto wp = packed_gemm::pack(w, 4 * h, h, h, 1);
-  for (index_t i = s.count() - 1; i >= 0; --i) {
-    const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
-    if (bs == 0) continue;
-    if (gout != nullptr) {
-      const T* g = gout + off * h;
-      for (index_t k = 0; k < bs * h; ++k) dh[k] += g[k];
+  auto wp = packed_gemm::empty<T>(4 * h, h);                  // w (4H, H)
+  const int team = step_team<T>(s.count() > 0 ? s.sizes.front() : 0, h, 4);
+  // Per step: the cell's backward on the owned units (reads dh and dc there, writes those units' columns
+  // of the step's gate gradients), a barrier, then the owned columns of dh = grad_gates w, which read all
+  // of the step's gate gradients. The next step writes other rows of gx, so no second barrier.
+  parallel_team(team, [&](int tid, int nt) {
+    index_t q0 = 0, q1 = 0;
+    split_range(chunks, tid, nt, q0, q1);
+    const index_t u0 = std::min(q0 * W, h), u1 = std::min(q1 * W, h);
+    packed_gemm::pack_panels(wp, w, h, 1, q0, q1);
+    for (index_t i = s.count() - 1; i >= 0; --i) {
+      const index_t t = s.at(i), bs = s.sizes[t], off = s.offsets[t];
+      if (bs == 0) continue;
+      T* dg = gx + off * 4 * h;
+      if (u1 > u0) {
+        if (gout != nullptr) {
+          const T* g = gout + off * h;
+          for (index_t r = 0; r < bs; ++r)
+            for (index_t k = u0; k < u1; ++k) dh[r * h + k] += g[r * h + k];
+        }
+        // the cell states before step t: the previous step's rows where it ran, else the initial ones
+        const index_t prev = s.before(t), pbs = prev >= 0 ? std::min(s.sizes[prev], bs) : 0;
+        const T* cy = cells + off * h;
+        const T* wk = work + off * 4 * h;
+        if (pbs > 0)  // dc is read and written in place
+          rnn_cells::lstm_backward_rows(dh.data(), dc.data(), cells + s.offsets[prev] * h, cy, wk, dg, dc.data(), 0,
+                                        pbs, h, u0, u1);
+        if (bs > pbs)
+          rnn_cells::lstm_backward_rows(dh.data(), dc.data(), c0, cy, wk, dg, dc.data(), pbs, bs, h, u0, u1);
+      }
+      team_barrier(nt);
+      if (u1 > u0) packed_gemm::panels(wp, q0, q1, bs, dg, 4 * h, static_cast<const T*>(nullptr), dh.data(), h);
     }
-    states_before(s, t, out, h0, h, hprev.data() + off * h);
-    states_before(s, t, cells, c0, h, cprev.data());
-    T* dg = gx + off * 4 * h;
-    over_rows(bs, 4 * h, [&](index_t begin, index_t end) {  // dc is read and written in place
-      rnn_cells::lstm_backward_rows(dh.data(), dc.data(), cprev.data(), cells + off * h, work + off * 4 * h, dg,
-                                    dc.data(), begin, end, h);
-    });
-    packed_gemm::multiply(wp, bs, dg, 4 * h, static_cast<const T*>(nullptr), dh.data(), h);  // grad_gates w
-  }
+    index_t t0 = 0, t1 = 0;  // the states before each step, for the weight's gradient: steps split evenly
+    split_range(s.count(), tid, nt, t0, t1);
+    for (index_t t = t0; t < t1; ++t) states_before(s, t, out, h0, h, hprev.data() + s.offsets[t] * h);
+  });
   // grad_w_hh = sum over steps of grad_gates^T @ h_prev, one product
   gemm_rows<T>(gemm, true, false, 4 * h, h, s.rows, T(1), gx, 4 * h, hprev.data(), h, T(0), gw, h);
   copy_rows(gh0, dh.data(), batch, h);
@@ -153,6 +224,7 @@ void nn_lstm_layer(const py::array& xproj, const py::object& h0, const py::objec
                    const std::vector<index_t>& batch_sizes, bool reverse, const py::object& output,
                    const py::object& h_n, const py::object& c_n, const py::object& workspace,
                    const py::object& cell_states, index_t batch, index_t hidden, const py::object& gemm) {
+  // `gemm` is checked but unused (the forward no longer calls BLAS); the Python kernel still passes it
   const char* op = "nn_lstm_layer";
   const DType dt = float_dtype(op, xproj);
   const Steps s = check_steps(op, batch_sizes, reverse, batch, hidden, 4);
@@ -167,16 +239,16 @@ void nn_lstm_layer(const py::array& xproj, const py::object& h0, const py::objec
   void* pwork = pointer(op, workspace, "workspace", dt, n * 4 * h, false, true);
   void* pcells = pointer(op, cell_states, "cell_states", dt, n * h, false, true);
   if (dt == DType::f32) {
-    const auto f = gemm_from_capsule<float>(op, gemm);
+    gemm_from_capsule<float>(op, gemm);
     py::gil_scoped_release nogil;
-    lstm_forward<float>(f, s, b, h, static_cast<const float*>(px), static_cast<const float*>(ph0),
+    lstm_forward<float>(s, b, h, static_cast<const float*>(px), static_cast<const float*>(ph0),
                         static_cast<const float*>(pc0), static_cast<const float*>(pw), static_cast<float*>(pout),
                         static_cast<float*>(phn), static_cast<float*>(pcn), static_cast<float*>(pwork),
                         static_cast<float*>(pcells));
   } else {
-    const auto f = gemm_from_capsule<double>(op, gemm);
+    gemm_from_capsule<double>(op, gemm);
     py::gil_scoped_release nogil;
-    lstm_forward<double>(f, s, b, h, static_cast<const double*>(px), static_cast<const double*>(ph0),
+    lstm_forward<double>(s, b, h, static_cast<const double*>(px), static_cast<const double*>(ph0),
                          static_cast<const double*>(pc0), static_cast<const double*>(pw), static_cast<double*>(pout),
                          static_cast<double*>(phn), static_cast<double*>(pcn), static_cast<double*>(pwork),
                          static_cast<double*>(pcells));

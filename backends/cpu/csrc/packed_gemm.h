@@ -49,21 +49,37 @@ struct PackedB {
   std::vector<T> data;  // panels * k * kPanel<T>
 };
 
-// Packs B (k, n), element (p, j) at b[p * row_step + j * col_step] (a transposed matrix: swap the steps).
+// An all-zero packed B of k rows and n columns, for pack_panels to fill.
 template <class T>
-PackedB<T> pack(const T* b, index_t k, index_t n, index_t row_step, index_t col_step) {
+PackedB<T> empty(index_t k, index_t n) {
   constexpr index_t W = kPanel<T>;
   PackedB<T> out;
   out.k = k;
   out.n = n;
   out.panels = (n + W - 1) / W;
   out.data.assign(static_cast<std::size_t>(out.panels * k * W), T(0));
-  for (index_t q = 0; q < out.panels; ++q) {
-    const index_t cols = std::min(W, n - q * W);
+  return out;
+}
+
+// Fills panels [q0, q1) of `out` from B (out.k, out.n), element (p, j) at b[p * row_step + j * col_step]
+// (a transposed matrix: swap the steps). Threads may fill disjoint panel ranges at the same time.
+template <class T>
+void pack_panels(PackedB<T>& out, const T* b, index_t row_step, index_t col_step, index_t q0, index_t q1) {
+  constexpr index_t W = kPanel<T>;
+  const index_t k = out.k;
+  for (index_t q = q0; q < q1; ++q) {
+    const index_t cols = std::min(W, out.n - q * W);
     T* dst = out.data.data() + q * k * W;
     for (index_t p = 0; p < k; ++p)
       for (index_t j = 0; j < cols; ++j) dst[p * W + j] = b[p * row_step + (q * W + j) * col_step];
   }
+}
+
+// Packs B (k, n), element (p, j) at b[p * row_step + j * col_step], on the calling thread.
+template <class T>
+PackedB<T> pack(const T* b, index_t k, index_t n, index_t row_step, index_t col_step) {
+  PackedB<T> out = empty<T>(k, n);
+  pack_panels(out, b, row_step, col_step, 0, out.panels);
   return out;
 }
 

@@ -292,3 +292,44 @@ def test_lstm_layer_large_enough_to_split_across_threads():
             np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
     finally:
         fb.set_num_threads(before)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("sizes,reverse", [((24, 24, 24), False), ((24, 20, 9, 9, 2), False),
+                                           ((24, 20, 9, 9, 2), True)])
+def test_lstm_layer_same_result_for_any_team(dtype, sizes, reverse):
+    """The LSTM's threads each own a share of the hidden units for the whole sequence (whole panels: 72
+    units are 5 float32 / 9 float64 panels, the last partial, so 2 and 3 threads split them unevenly).
+    Every element is computed by the same code whichever thread owns it, so the step loops' results are
+    bitwise those of one thread; the weight's gradient is one BLAS product, compared with a tolerance."""
+    import flambeau as fb
+
+    batch, hidden = 24, 72
+    rng = np.random.default_rng(11)
+    n, x, h0, c0, w = _data(rng, batch, hidden, sizes, 4, dtype)
+    gout = rng.standard_normal((n, hidden)).astype(dtype)
+    ghn, gcn = rng.standard_normal((2, batch, hidden)).astype(dtype)
+    before = fb.get_num_threads()
+    results = []
+    try:
+        for threads in (1, 2, 3):
+            fb.set_num_threads(threads)
+            res = [np.full(s, np.nan, dtype) for s in ((n, hidden), (batch, hidden), (batch, hidden), (n, 4 * hidden),
+                                                       (n, hidden))]
+            K.nn_lstm_layer(x, h0, c0, w, sizes, reverse, res)
+            grads = [np.full(s, np.nan, dtype) for s in ((n, 4 * hidden), (batch, hidden), (batch, hidden),
+                                                         (4 * hidden, hidden))]
+            K.nn_lstm_layer_backward(gout, ghn, gcn, h0, c0, w, res[0], res[3], res[4], sizes, reverse, grads)
+            results.append((res, grads))
+    finally:
+        fb.set_num_threads(before)
+    (out, hn, cn, cells), backward = _lstm_ref(x, h0, c0, w, sizes, reverse)
+    res1, grads1 = results[0]
+    for got, want in zip((res1[0], res1[1], res1[2], res1[4]), (out, hn, cn, cells)):
+        np.testing.assert_allclose(got, want, **TOL[dtype])
+    for got, want in zip(grads1, backward(gout, ghn, gcn)):
+        np.testing.assert_allclose(got, want, **TOL[dtype])
+    for res, grads in results[1:]:
+        for got, want in zip(res + grads[:3], res1 + grads1[:3]):
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_allclose(grads[3], grads1[3], **TOL[dtype])
