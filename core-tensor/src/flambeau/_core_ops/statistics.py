@@ -198,8 +198,14 @@ def _unique_meta(input: Tensor, sorted: bool = True, return_inverse: bool = Fals
         raise RuntimeError(f'"unique_cpu" not implemented for \'{type_name(input._dtype)}\'')
     if dim is not None:
         d = wrap_dim_of_dims(dim, input._data.ndim)
-        if input._data.ndim and input._data.shape[d] == 0 and input.numel() != 0:
-            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+        shape = input._data.shape
+        # PyTorch's rules for empty inputs along a dim: the selected dim may be the one empty dim (the
+        # results are empty); any other empty dim leaves nothing to compare slices by.
+        if shape and shape[d] == 0:
+            if sum(1 for n in shape if n == 0) > 1:
+                raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+        elif 0 in shape:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
 
 
 def _unique_consecutive_meta(input: Tensor, return_inverse: bool = False, return_counts: bool = False,

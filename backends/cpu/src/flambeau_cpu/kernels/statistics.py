@@ -339,9 +339,9 @@ def _unique_flat(input: np.ndarray, return_inverse: bool, return_counts: bool) -
 def _unique_slices(input: np.ndarray, dim: int) -> tuple:
     moved = np.moveaxis(input, dim, 0)
     n = moved.shape[0]
-    flat = moved.reshape(n, -1)
-    if n == 0:
+    if n == 0:  # before the reshape: (0, -1) has no size to infer
         return input.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    flat = moved.reshape(n, -1)
     # Lexicographic order of the slices: lexsort keys go last-significant first.
     order = np.lexsort(flat.T[::-1]) if flat.shape[1] else np.arange(n)
     ordered = flat[order]
@@ -385,7 +385,8 @@ def unique_consecutive(input, return_inverse, return_counts, dim):
     else:
         axis = dim % input.ndim
         moved = np.moveaxis(input, axis, 0)
-        flat = moved.reshape(moved.shape[0], -1)
+        # (n, rest) spelled out: reshape cannot infer `rest` when n is 0
+        flat = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:], dtype=np.int64)))
         shape_back = None
     n = flat.shape[0]
     starts = np.ones(n, bool)
