@@ -247,3 +247,12 @@ def test_histc_matches_numpy_and_the_kernel(dtype):
     np.testing.assert_array_equal(_decomposed("histc", fb.ones(4, dtype=dtype), 3, 0, 0).numpy(), [0, 4, 0])
     with pytest.raises(RuntimeError, match="not finite"):
         _decomposed("histc", fb.from_numpy(with_specials).to(dtype), 5, 0, 0)
+
+
+def test_lgamma_reflection_near_the_negative_integers():
+    """The reflection's sin(pi x) comes from x - round(x), an exact reduction: x - floor(x) rounded for
+    small negative x (-1e-10: 3e-8 relative error; -1e-300: 0.95)."""
+    special = pytest.importorskip("scipy.special")
+    xs = np.array([-1e-5, -1e-10, -3e-8, -1 - 1e-9, -2.5 + 1e-12, -0.3, -7.25, -1e-300, -1 + 1e-7])
+    got = _decomposed("lgamma", fb.tensor(xs, dtype=fb.float64)).numpy()
+    np.testing.assert_allclose(got, special.gammaln(xs), rtol=2e-14)

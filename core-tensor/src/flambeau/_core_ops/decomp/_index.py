@@ -100,7 +100,7 @@ DECOMPOSED = {
     'lcm': ('integer', ('abs', 'add', 'mul', 'ne', 'sum', 'where', 'div', 'sub', 'eq', 'to_dtype', 'to_dtype'), False),
     'ldexp': ('special', ('pow', 'mul', 'to_dtype', 'to_dtype'), False),
     'lerp': ('pointwise', ('sub', 'mul', 'add', 'abs', 'lt', 'where', 'to_dtype', 'to_dtype'), False),
-    'lgamma': ('special', ('floor', 'eq', 'le', 'lt', 'abs', 'mul', 'add', 'sub', 'div', 'log', 'sin', 'where', 'to_dtype', 'to_dtype'), False),
+    'lgamma': ('special', ('floor', 'round', 'eq', 'le', 'lt', 'abs', 'mul', 'add', 'sub', 'div', 'log', 'sin', 'where', 'to_dtype', 'to_dtype'), False),
     'linalg_cholesky': ('host_linalg', ('to_dtype', 'to_dtype'), True),
     'linalg_cholesky_ex': ('host_linalg', ('to_dtype', 'to_dtype'), True),
     'linalg_cross': ('pointwise', ('select', 'unsqueeze', 'mul', 'sub', 'cat', 'expand', 'to_dtype', 'to_dtype'), False),

@@ -155,7 +155,7 @@ def _lgamma_positive(z: Tensor) -> Tensor:
     return stirling - op("log")(product)
 
 
-@decomposition("lgamma", "floor eq le lt abs mul add sub div log sin where to_dtype")
+@decomposition("lgamma", "floor round eq le lt abs mul add sub div log sin where to_dtype")
 def _lgamma(x: Tensor) -> Tensor:
     """``log |Gamma(x)|``: Stirling's series after the recurrence for x > 0, the reflection
     ``log(pi / |sin(pi x)|) - lgamma(1 - x)`` below; +inf at 0 and the negative integers, and at
@@ -167,9 +167,10 @@ def _lgamma(x: Tensor) -> Tensor:
     pole = op("le")(x, 0) & op("eq")(op("floor")(x), x)  # includes -inf
     z = op("where")(pole | op("eq")(op("abs")(x), math.inf), scalar_like(1, x), z)
     base = _lgamma_positive(z)
-    # sin(pi x) from the fraction (an exact argument reduction); 1/2 where the reflection is not
-    # taken, so that its unused branch has finite gradients (``where`` multiplies them by 0)
-    frac = op("where")(positive | pole, scalar_like(0.5, x), x - op("floor")(x))
+    # |sin(pi x)| from x - round(x) in [-1/2, 1/2]: exact (x - floor(x) rounds near the negative
+    # integers: -1e-5 became 0.99999, 3e-12 off in sin); 1/2 where the reflection is not taken, so
+    # that its unused branch has finite gradients (``where`` multiplies them by 0)
+    frac = op("where")(positive | pole, scalar_like(0.5, x), x - op("round")(x))
     reflected = math.log(math.pi) - op("log")(op("abs")(op("sin")(frac * math.pi))) - base
     result = op("where")(positive, base, reflected)
     return op("where")(pole | op("eq")(op("abs")(x), math.inf), scalar_like(math.inf, x), result)
