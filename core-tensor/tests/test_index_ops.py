@@ -256,3 +256,19 @@ def test_index_and_mask_that_alias_the_written_tensor_are_read_first():
     b = fb.tensor([True, False, True])
     b.masked_scatter_(b, fb.tensor([False, True]))
     assert b.tolist() == [False, False, True]
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin", "prod", "mean", "sum"])
+def test_scatter_and_index_reduce_with_nan_give_nan_without_warnings(reduce):
+    """A NaN reaches its slot through every reduction, as in PyTorch, and no numpy RuntimeWarning
+    escapes to the user (numpy's maximum.at warned "invalid value encountered")."""
+    import math
+    import warnings
+
+    x = fb.tensor([1.0, math.nan, 3.0, 2.0])
+    index = fb.tensor([0, 0, 1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scattered = fb.zeros(2).scatter_reduce(0, index, x, reduce).tolist()
+        indexed = fb.zeros(2).index_reduce(0, index, x, "prod" if reduce == "sum" else reduce).tolist()
+    assert math.isnan(scattered[0]) and math.isnan(indexed[0])

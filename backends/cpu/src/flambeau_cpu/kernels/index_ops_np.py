@@ -106,7 +106,8 @@ def reduce_into(o: np.ndarray, key: tuple, values: Any, reduce: str, include_sel
     """Combines ``values`` into ``o[key]`` with ``reduce`` (repeated positions all count)."""
     if not include_self:
         o[key] = _identity(reduce, o.dtype)
-    _UFUNCS[reduce].at(o, key, values)
+    with np.errstate(invalid="ignore"):  # a NaN propagates through amax/amin as in PyTorch, silently
+        _UFUNCS[reduce].at(o, key, values)
     if reduce == "mean":
         counts = np.zeros(o.shape, dtype=np.int64)
         np.add.at(counts, key, 1)
@@ -132,7 +133,8 @@ def scatter(input, dim, index, src, value, reduce, out):
     if reduce is None:
         o[key] = values
     else:
-        _UFUNCS[reduce].at(o, key, values)
+        with np.errstate(invalid="ignore"):  # inf * 0 or NaN: PyTorch gives NaN without a warning
+            _UFUNCS[reduce].at(o, key, values)
 
 
 def scatter_add(input, dim, index, src, out):
