@@ -90,6 +90,16 @@ def _irfft_meta(input: Tensor, n: Any = None, dim: int = -1, norm: Any = None) -
 
 # -- n dimensions ---------------------------------------------------------------------------
 
+def fft_dims(ndim: int, s: Any, dim: Any) -> tuple[int, ...]:
+    """The transformed axes of an n-D transform whose ``s`` and ``dim`` :func:`fft_plan` has checked
+    (for kernels: no dim means the last ``len(s)`` axes, or all of them)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is None:
+        return tuple(range(ndim - len(s), ndim)) if s is not None else tuple(range(ndim))
+    return tuple(d % ndim for d in dim)
+
+
 def fft_plan(input: Tensor, s: Any, dim: Any) -> tuple[tuple[int, ...], list[Any]]:
     """The transformed dims and their requested sizes (None: keep the input's), PyTorch's rules."""
     ndim = input._data.ndim

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
+from flambeau._core_ops.fft_ops import fft_dims
 
 
 try:
@@ -55,14 +56,6 @@ def _prepared(input: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 def _norm(norm: Any) -> str:
     return norm or "backward"
-
-
-def _dims(s: Any, dim: Any, ndim: int) -> tuple[int, ...]:
-    if isinstance(dim, int):
-        dim = (dim,)
-    if dim is None:
-        return tuple(range(ndim - len(s), ndim)) if s is not None else tuple(range(ndim))
-    return tuple(d % ndim for d in dim)
 
 
 _INORM = {  # pocketfft's scaling code (0: none, 1: 1/sqrt(n), 2: 1/n) by (norm, forward)
@@ -180,7 +173,7 @@ def _real_transform(name: str, x: np.ndarray, sizes: Any, dims: Any, norm: Any, 
 def _c2c_n(name: str) -> Callable[..., Any]:
     def kernel(input, s, dim, norm, out):
         x = _prepared(input, out)
-        axes = _dims(s, dim, out.ndim)
+        axes = fft_dims(out.ndim, s, dim)
         if not axes:
             np.copyto(out, x, casting="unsafe")
         elif out.size:
@@ -198,7 +191,7 @@ def _c2c_n(name: str) -> Callable[..., Any]:
 
 def fft_rfftn(input, s, dim, norm, out):
     x = _prepared(input, out)
-    axes = _dims(s, dim, out.ndim)
+    axes = fft_dims(out.ndim, s, dim)
     sizes = [x.shape[a] if s is None or s[i] == -1 else s[i] for i, a in enumerate(axes)]
     if out.size:
         _real_transform("rfftn", x, sizes, axes, norm, out)
@@ -206,7 +199,7 @@ def fft_rfftn(input, s, dim, norm, out):
 
 def fft_irfftn(input, s, dim, norm, out):
     x = _prepared(input, out) if input.dtype.kind == "c" else input.astype(np.result_type(out.dtype, np.complex64))
-    axes = _dims(s, dim, out.ndim)
+    axes = fft_dims(out.ndim, s, dim)
     if out.size:
         _real_transform("irfftn", x, [out.shape[a] for a in axes], axes, norm, out)
 

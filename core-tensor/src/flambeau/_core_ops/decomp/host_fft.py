@@ -19,6 +19,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...ops._registry import OPS
+from ..fft_ops import fft_dims
 from . import decomposition
 from .host import _from_host, _to_host
 
@@ -31,15 +32,6 @@ def _planned(name: str, x: Tensor, *args: Any) -> tuple[np.ndarray, tuple[int, .
     complex_dt = np.result_type(dt.numpy_dtype, np.complex64)
     work = complex_dt if host.dtype.kind == "c" else np.finfo(complex_dt).dtype  # the real of complex_dt
     return host.astype(work, copy=False), tuple(shape), dt
-
-
-def _dims(ndim: int, s: Any, dim: Any) -> tuple[int, ...]:
-    """The transformed axes, as the meta function's ``fft_plan`` chose them (already checked)."""
-    if isinstance(dim, int):
-        dim = (dim,)
-    if dim is None:
-        return tuple(range(ndim - len(s), ndim)) if s is not None else tuple(range(ndim))
-    return tuple(d % ndim for d in dim)
 
 
 def _finish(values: np.ndarray | None, shape: tuple[int, ...], dt: Any, device: Any) -> Tensor:
@@ -69,7 +61,7 @@ def _many(name: str, transform: Callable[..., np.ndarray], real_last: bool) -> N
     @decomposition(name, "to_dtype", host=True)
     def composite(x: Tensor, s: Any = None, dim: Any = None, norm: Any = None) -> Tensor:
         host, shape, dt = _planned(name, x, s, dim, norm)
-        axes = _dims(host.ndim, s, dim)
+        axes = fft_dims(host.ndim, s, dim)
         if not axes:  # fftn/ifftn over no axis: the input, as a complex tensor
             return _finish(host.astype(dt.numpy_dtype), shape, dt, x._device)
         sizes = [shape[a] for a in axes]
