@@ -102,6 +102,20 @@ def test_max_pool_fast_path_matches_reference_on_ties_and_infinities():
     np.testing.assert_array_equal(indices.numpy(), [[[[0, 2, 10]]]])
 
 
+@pytest.mark.parametrize("width", [16, 40, 67])
+def test_max_pool_fast_path_vector_lanes_on_ties_and_nan(width):
+    # rows wide enough for the 2x2 kernel's vectorised loop (and its scalar tail at odd widths)
+    rng = np.random.default_rng(width)
+    x = rng.integers(0, 3, (2, 3, 6, width)).astype(np.float64)  # many ties
+    x[rng.random(x.shape) < 0.1] = np.nan
+    x[rng.random(x.shape) < 0.05] = -np.inf
+    for dtype in (fb.float32, fb.float64):
+        values, indices = F.max_pool2d(t(x).to(dtype), 2, return_indices=True)
+        ref_v, ref_i = ref_max_pool(x, (2, 2), (2, 2), (0, 0), (1, 1))
+        np.testing.assert_array_equal(values.double().numpy(), ref_v)
+        np.testing.assert_array_equal(indices.numpy(), ref_i)
+
+
 @pytest.mark.parametrize("size,k,s,p,expected", [
     (5, 2, 2, 0, 3),   # a partial last window
     (4, 2, 2, 0, 2),   # ceil and floor agree

@@ -257,13 +257,22 @@ FLAMBEAU_CLONES void max_pool_plane_2x2(const T* x, T* y, std::int64_t* ind, ind
     T* yr = y + oh * OW;
     std::int64_t* ir = ind + oh * OW;
     const index_t base = 2 * oh * W;
+    // selects, not branches: on random data each comparison is a coin toss for the branch predictor
+    // (this loop took 7% of the CNN's training step with branches); as selects it vectorises
+#pragma omp simd
     for (index_t ow = 0; ow < OW; ++ow) {
       const T a = r0[2 * ow], b = r0[2 * ow + 1], c = r1[2 * ow], e = r1[2 * ow + 1];
       T m = a;
       index_t i = 0;
-      if (b > m || is_nan(b)) { m = b; i = 1; }
-      if (c > m || is_nan(c)) { m = c; i = W; }
-      if (e > m || is_nan(e)) { m = e; i = W + 1; }
+      const bool tb = (b > m) | (b != b);
+      m = tb ? b : m;
+      i = tb ? 1 : i;
+      const bool tc = (c > m) | (c != c);
+      m = tc ? c : m;
+      i = tc ? W : i;
+      const bool te = (e > m) | (e != e);
+      m = te ? e : m;
+      i = te ? W + 1 : i;
       yr[ow] = m;
       ir[ow] = base + 2 * ow + i;
     }
