@@ -1,6 +1,9 @@
 """``linalg.solve`` and ``fft``: flambeau vs numpy vs (when it imports) PyTorch, interleaved.
 
 - ``solve`` of a 256x256 float32 system (one right-hand side) and of a batch of 100 8x8 systems;
+- ``det`` and ``inv`` of 128x128 and 400x400 float64 matrices: LU (getrf), which OpenBLAS runs partly
+  on its own pool. numpy's rows run in the same process as flambeau, whose BLAS callback is then set
+  on numpy's OpenBLAS too: they show what ``import flambeau`` does to a user's own ``np.linalg`` calls;
 - ``fft`` of complex64 signals of 100 and of 2^20 (~1M) elements; where the CPU backend's ``mkl``
   extra is installed, again with flambeau forced onto its pocketfft fallback (rows "... pocketfft").
 
@@ -63,6 +66,15 @@ def run(libs: list[Library], quick: bool = False) -> list[Row]:
             workloads[lib.name] = lambda A=A, B=B, f=f: f(A, B)
         results = interleave(workloads, rounds=rounds, block_seconds=block)
         rows += rows_from(label, results, "us", lambda t: t * 1e6, higher_is_better=False)
+    for name in ("det", "inv"):
+        for n in (128, 400):
+            a = rng.standard_normal((n, n))
+            workloads = {}
+            for lib in libs:
+                A, f = _wrap(lib, a), getattr(lib.module.linalg, name)
+                workloads[lib.name] = lambda A=A, f=f: f(A)
+            results = interleave(workloads, rounds=rounds, block_seconds=block)
+            rows += rows_from(f"{name} {n}x{n} f64", results, "us", lambda t: t * 1e6, higher_is_better=False)
     paths = _fft_paths()
     for suffix, mkl in paths:
         if len(paths) > 1:

@@ -13,10 +13,19 @@ runtimes that MKL may bring (Intel's libiomp). OpenBLAS decides how many jobs a 
 from its own count, so the two must agree. Libraries loaded later (scipy's OpenBLAS at the first
 small fused product or linalg call, MKL with ``mkl_fft``) are picked up by :func:`share_new_pools`.
 threadpoolctl is imported at the first call that needs it, not at ``import flambeau``.
+
+One routine does not fit: OpenBLAS's parallel LU (getrf, behind det, slogdet, inv, solve, lu_factor)
+hands part of its jobs to its own pool (exec_blas_async, which the callback does not cover) and the
+rest to the callback, and the jobs wait for each other. With both pools awake on 2 cores each wait
+lasts until the scheduler rotates: a 128x128 inverse took 21 ms instead of 0.7 ms on one thread, a
+400x400 one 48 ms (PyTorch: 4.5 ms). :func:`one_blas_thread` runs such calls on one thread.
 """
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import ctypes
+import threading
+from typing import Any, Iterator
 
 #: The count last asked for by ``set_blas_threads``; None while the libraries keep their defaults.
 _requested: int | None = None
@@ -71,3 +80,57 @@ def reapply() -> None:
     for lib in controller.lib_controllers:
         if _ours(lib.info()) and lib.num_threads != _requested:
             lib.set_num_threads(_requested)
+
+
+# openblas_{get,set}_num_threads as each build names them (plain, numpy's 64-bit-integer wheel, scipy's).
+_GETTERS = ("openblas_get_num_threads", "scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
+            "openblas_get_num_threads64_")
+_SETTERS = ("openblas_set_num_threads", "scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
+            "openblas_set_num_threads64_")
+#: (get, set) of each shared OpenBLAS, by path: found once per library.
+_counts: dict[str, tuple[Any, Any] | None] = {}
+#: Held while the libraries' counts are lowered, so that two threads' calls do not restore each
+#: other's values out of order (a second caller waits: its LU would run on one thread anyway).
+_lapack_lock = threading.RLock()
+
+
+def _count_functions(path: str) -> tuple[Any, Any] | None:
+    if path not in _counts:
+        found = None
+        try:
+            lib = ctypes.CDLL(path)  # already loaded: a new reference to it, not a second copy
+            get = next((getattr(lib, n) for n in _GETTERS if hasattr(lib, n)), None)
+            set_ = next((getattr(lib, n) for n in _SETTERS if hasattr(lib, n)), None)
+            if get is not None and set_ is not None:
+                get.restype, get.argtypes = ctypes.c_int, []
+                set_.restype, set_.argtypes = None, [ctypes.c_int]
+                found = (get, set_)
+        except OSError:
+            pass
+        _counts[path] = found
+    return _counts[path]
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Runs the block with every shared OpenBLAS on one thread, restoring each one's count after.
+
+    For LAPACK's LU and what calls it (see the module's docstring): its single-threaded path has no
+    second pool. Other threads' BLAS calls made meanwhile run on one thread too (slower, not wrong).
+    """
+    # Only the shared libraries: one that was never handed the callback runs all of its LU's jobs on
+    # its own pool, with nothing to wait for on the OpenMP team.
+    with _lapack_lock:
+        saved = []
+        for path in shared:
+            fns = _count_functions(path)
+            if fns is not None:
+                n = fns[0]()
+                if n > 1:
+                    fns[1](1)
+                    saved.append((fns[1], n))
+        try:
+            yield
+        finally:
+            for set_, n in saved:
+                set_(n)

@@ -35,12 +35,16 @@ def substitute(T: np.ndarray, B: np.ndarray, lower: bool, unit: bool = False) ->
     return host_substitute(T, B, lower, unit)
 
 
+# LU (getrf) and the routines built on it run with BLAS on one thread: OpenBLAS's parallel LU splits
+# its jobs between its own pool and the shared team, which then wait for each other (_threads).
 def linalg_det(A, out):
-    return _host("linalg_det")(A, out)
+    with _threads.one_blas_thread():
+        return _host("linalg_det")(A, out)
 
 
 def linalg_slogdet(A, out):
-    return _host("linalg_slogdet")(A, out)
+    with _threads.one_blas_thread():
+        return _host("linalg_slogdet")(A, out)
 
 
 def linalg_qr(A, mode, out):
@@ -159,7 +163,7 @@ def _singular(op: str, A: np.ndarray) -> LinAlgError:
     return LinAlgError(f"{op}: The inversion could not be completed because the input matrix is singular.")
 
 
-def linalg_inv(A, out):
+def _linalg_inv(A, out):
     if A.shape[-1] == 0:
         return
     try:
@@ -168,7 +172,12 @@ def linalg_inv(A, out):
         raise _singular("linalg.inv", A) from None
 
 
-def linalg_inv_ex(A, check_errors, out):
+def linalg_inv(A, out):
+    with _threads.one_blas_thread():
+        return _linalg_inv(A, out)
+
+
+def _linalg_inv_ex(A, check_errors, out):
     inverse, info = out
     info.fill(0)
     if A.shape[-1] == 0:
@@ -188,6 +197,11 @@ def linalg_inv_ex(A, check_errors, out):
         np.copyto(inverse, flat_inv.reshape(inverse.shape))
 
 
+def linalg_inv_ex(A, check_errors, out):
+    with _threads.one_blas_thread():
+        return _linalg_inv_ex(A, check_errors, out)
+
+
 def _gesv(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """One system through LAPACK's gesv directly (half numpy.linalg.solve's time at 256x256)."""
     gesv, = lapack.get_lapack_funcs(("gesv",), (A, B))
@@ -197,7 +211,7 @@ def _gesv(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return x
 
 
-def linalg_solve(A, B, left, out):
+def _linalg_solve(A, B, left, out):
     vector = left and (B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1]))
     try:
         if A.ndim == 2 and B.ndim <= 2 and left and A.shape[-1] and out.size:
@@ -211,6 +225,11 @@ def linalg_solve(A, B, left, out):
     except np.linalg.LinAlgError:
         raise LinAlgError("flambeau.linalg.solve: The solver failed because the input matrix is singular.") from None
     np.copyto(out, res)
+
+
+def linalg_solve(A, B, left, out):
+    with _threads.one_blas_thread():
+        return _linalg_solve(A, B, left, out)
 
 
 def linalg_solve_triangular(A, B, upper, left, unitriangular, out):
@@ -271,7 +290,7 @@ def linalg_cholesky_ex(A, upper, check_errors, out):
     np.copyto(L, _upper(res) if upper else res)
 
 
-def linalg_lu_factor(A, pivot, out):
+def _linalg_lu_factor(A, pivot, out):
     LU, pivots = out
     if A.size == 0:
         pivots[...] = np.arange(1, pivots.shape[-1] + 1, dtype=np.int32)
@@ -290,7 +309,12 @@ def linalg_lu_factor(A, pivot, out):
                            "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
 
 
-def linalg_lu(A, pivot, out):
+def linalg_lu_factor(A, pivot, out):
+    with _threads.one_blas_thread():
+        return _linalg_lu_factor(A, pivot, out)
+
+
+def _linalg_lu(A, pivot, out):
     P, L, U = out
     if A.size == 0:
         for t in out:
@@ -304,6 +328,11 @@ def linalg_lu(A, pivot, out):
     np.copyto(P, p, casting="unsafe")
     np.copyto(L, lower)
     np.copyto(U, upper)
+
+
+def linalg_lu(A, pivot, out):
+    with _threads.one_blas_thread():
+        return _linalg_lu(A, pivot, out)
 
 
 def linalg_lu_solve(LU, pivots, B, left, adjoint, out):

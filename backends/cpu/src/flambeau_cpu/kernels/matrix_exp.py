@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
+
+from .. import _threads
 from flambeau.ops.matrix_exp_plan import PADE, degree_and_squarings, thetas
 
 
@@ -31,7 +33,8 @@ def _pade(X: np.ndarray, m: int) -> np.ndarray:
             even = even + b[k] * power
         U, V = X @ odd, even
     # the [m/m] approximant: (V - U)^{-1} (V + U); V - U is well conditioned for norms below theta_m
-    return np.linalg.solve(V - U, V + U)
+    with _threads.one_blas_thread():  # LU: see flambeau_cpu._threads
+        return np.linalg.solve(V - U, V + U)
 
 
 def matrix_exp(A, out):

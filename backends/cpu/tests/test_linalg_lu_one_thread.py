@@ -1,0 +1,78 @@
+"""LU (getrf) and the linalg kernels built on it run with BLAS on one thread (issue 11: one pool).
+
+OpenBLAS's parallel getrf hands part of its jobs to its own pthreads pool (exec_blas_async, which the
+threads callback does not cover) and the rest to the callback, i.e. the kernels' OpenMP team; the
+jobs wait for each other, and with both pools awake on 2 cores a 128x128 inverse took 21 ms instead
+of 0.7 ms (400x400 det: 35 ms against 1.9 ms on one thread; PyTorch 1.1 ms). benchmarks/bench_linalg.py
+times them against PyTorch.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+
+import numpy as np
+import pytest
+
+import flambeau as fb
+from flambeau_cpu import _threads
+
+
+def _openblas_counts() -> dict[str, int]:
+    from threadpoolctl import threadpool_info
+
+    shared = {os.path.realpath(p) for p in _threads.shared}
+    return {os.path.realpath(i["filepath"]): i["num_threads"] for i in threadpool_info()
+            if i["internal_api"] == "openblas" and os.path.realpath(i["filepath"]) in shared}
+
+
+@pytest.fixture
+def two_blas_threads():
+    before = fb.get_num_threads()
+    fb.set_num_threads(2)
+    yield
+    fb.set_num_threads(before)
+
+
+def test_one_blas_thread_lowers_every_shared_openblas_and_restores_it(two_blas_threads):
+    fb.linalg.solve(fb.randn(4, 4, dtype=fb.float64), fb.randn(4, 1, dtype=fb.float64))  # scipy's too
+    outside = _openblas_counts()
+    assert outside and set(outside.values()) == {2}, outside
+    with _threads.one_blas_thread():
+        assert set(_openblas_counts().values()) == {1}
+    assert _openblas_counts() == outside
+    with pytest.raises(ZeroDivisionError), _threads.one_blas_thread():
+        1 / 0  # noqa: B018  (restored after an exception too)
+    assert _openblas_counts() == outside
+
+
+A = np.random.default_rng(0).standard_normal((6, 6)) + 6 * np.eye(6)
+
+LU_CALLS = {
+    "det": lambda a: fb.linalg.det(a),
+    "slogdet": lambda a: fb.linalg.slogdet(a),
+    "inv": lambda a: fb.linalg.inv(a),
+    "inv_ex": lambda a: fb.linalg.inv_ex(a),
+    "solve": lambda a: fb.linalg.solve(a, a[:, :2]),
+    "solve batched": lambda a: fb.linalg.solve(a.expand(3, 6, 6), a[:, :2]),
+    "lu_factor": lambda a: fb.linalg.lu_factor(a),
+    "lu": lambda a: fb.linalg.lu(a),
+    "matrix_exp": lambda a: fb.linalg.matrix_exp(a),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LU_CALLS))
+def test_lu_based_kernels_run_on_one_blas_thread(name, monkeypatch, two_blas_threads):
+    seen: list[dict[str, int]] = []
+    real = _threads.one_blas_thread
+
+    @contextlib.contextmanager
+    def recording():
+        with real():
+            seen.append(_openblas_counts())
+            yield
+
+    monkeypatch.setattr(_threads, "one_blas_thread", recording)
+    LU_CALLS[name](fb.tensor(A))
+    assert seen, f"linalg.{name} ran getrf without one_blas_thread"
+    assert all(set(counts.values()) <= {1} for counts in seen), seen
