@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 
 import numpy as np
 import pytest
@@ -76,3 +77,34 @@ def test_lu_based_kernels_run_on_one_blas_thread(name, monkeypatch, two_blas_thr
     LU_CALLS[name](fb.tensor(A))
     assert seen, f"linalg.{name} ran getrf without one_blas_thread"
     assert all(set(counts.values()) <= {1} for counts in seen), seen
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_fork_while_another_thread_holds_the_lu_lock_leaves_the_child_usable(two_blas_threads):
+    import threading
+
+    inside, release = threading.Event(), threading.Event()
+
+    def hold():
+        with _threads.one_blas_thread():
+            inside.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert inside.wait(30)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: an LU call must not wait for the parent's thread (SIGALRM ends it if so)
+            code = 1
+            try:
+                signal.alarm(20)
+                fb.linalg.det(fb.eye(3, dtype=fb.float64))
+                code = 0 if set(_openblas_counts().values()) == {2} else 4  # the counts restored too
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        release.set()
+        holder.join()
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import threading
 from typing import Any, Iterator
 
@@ -94,6 +95,24 @@ _counts: dict[str, tuple[Any, Any] | None] = {}
 _lapack_lock = threading.RLock()
 
 
+#: (set function, count to restore) of the libraries one_blas_thread has lowered, while it has.
+_lowered: list[tuple[Any, int]] = []
+
+
+def _new_lock_in_child() -> None:
+    # A fork while another thread is inside one_blas_thread would leave the child a lock no thread
+    # of its own holds (its LU calls would wait forever) and its BLAS on one thread for good.
+    global _lapack_lock
+    _lapack_lock = threading.RLock()
+    for set_, n in _lowered:
+        set_(n)
+    _lowered.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
+
+
 def _count_functions(path: str) -> tuple[Any, Any] | None:
     if path not in _counts:
         found = None
@@ -129,8 +148,10 @@ def one_blas_thread() -> Iterator[None]:
                 if n > 1:
                     fns[1](1)
                     saved.append((fns[1], n))
+        _lowered.extend(saved)
         try:
             yield
         finally:
             for set_, n in saved:
                 set_(n)
+            del _lowered[len(_lowered) - len(saved):]
