@@ -108,3 +108,41 @@ def test_fork_while_another_thread_holds_the_lu_lock_leaves_the_child_usable(two
         release.set()
         holder.join()
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_set_num_threads_from_another_thread_reaches_openblas(two_blas_threads):
+    # threadpoolctl ignores every Python thread but the first that set an OpenBLAS count
+    import threading
+
+    fb.set_num_threads(2)  # the main thread sets it first
+    for n in (1, 3):
+        setter = threading.Thread(target=fb.set_num_threads, args=(n,))
+        setter.start()
+        setter.join(30)
+        counts = {p: _threads._count_functions(p)[0]() for p in _threads.shared if _threads._count_functions(p)}
+        assert counts and set(counts.values()) == {n}, counts
+        assert fb.get_num_threads() == n
+
+
+def test_set_num_threads_during_another_threads_lu_call_is_not_undone(two_blas_threads):
+    import threading
+
+    inside, release = threading.Event(), threading.Event()
+
+    def hold():
+        with _threads.one_blas_thread():
+            inside.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert inside.wait(30)
+    setter = threading.Thread(target=fb.set_num_threads, args=(3,))
+    setter.start()
+    setter.join(0.5)
+    assert setter.is_alive()  # it waits for the LU call to end, whose exit restores the old count
+    release.set()
+    holder.join()
+    setter.join(30)
+    counts = {p: _threads._count_functions(p)[0]() for p in _threads.shared if _threads._count_functions(p)}
+    assert counts and set(counts.values()) == {3}, counts

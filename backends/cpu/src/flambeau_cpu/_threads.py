@@ -57,8 +57,11 @@ def share_new_pools() -> None:
 def set_blas_threads(n: int) -> None:
     """Limit every BLAS library loaded now (and, through :func:`reapply`, later) to ``n`` threads."""
     global _requested
-    _requested = n
-    share_new_pools()
+    # after any LU call of another thread (one_blas_thread), whose exit would otherwise put its own
+    # saved count back over this one
+    with _lapack_lock:
+        _requested = n
+        share_new_pools()
 
 
 def _ours(info: dict[str, Any]) -> bool:
@@ -79,7 +82,16 @@ def reapply() -> None:
     controller = ThreadpoolController()
     # Not threadpool_limits as a context manager: the limit stays after the call, as set_num_threads means.
     for lib in controller.lib_controllers:
-        if _ours(lib.info()) and lib.num_threads != _requested:
+        if not _ours(lib.info()):
+            continue
+        # OpenBLAS through its own functions: threadpoolctl (3.6+) lets only the first Python thread
+        # that set an OpenBLAS count set it again and silently ignores the others, so
+        # fb.set_num_threads from a second thread left OpenBLAS's count apart from the team's.
+        fns = _count_functions(lib.filepath) if lib.internal_api == "openblas" else None
+        if fns is not None:
+            if fns[0]() != _requested:
+                fns[1](_requested)
+        elif lib.num_threads != _requested:
             lib.set_num_threads(_requested)
 
 
