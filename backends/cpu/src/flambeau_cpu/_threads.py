@@ -100,7 +100,7 @@ _GETTERS = ("openblas_get_num_threads", "scipy_openblas_get_num_threads64_", "sc
             "openblas_get_num_threads64_")
 _SETTERS = ("openblas_set_num_threads", "scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
             "openblas_set_num_threads64_")
-#: (get, set) of each shared OpenBLAS, by path: found once per library.
+#: (get, set) of each OpenBLAS, by the path it was asked for under: found once per library.
 _counts: dict[str, tuple[Any, Any] | None] = {}
 #: Held while the libraries' counts are lowered, so that two threads' calls do not restore each
 #: other's values out of order (a second caller waits: its LU would run on one thread anyway).
