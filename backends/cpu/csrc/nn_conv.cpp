@@ -53,28 +53,6 @@ inline void valid_range(index_t n_in, index_t n_out, index_t stride, index_t pad
   hi = std::max(lo, std::min(hi, n_out));
 }
 
-// Walks every (kernel offset, output row) of one plane: fn(k, od, oh, in_row or -1, lo, hi, shift_w), where
-// in_row is the flat input offset of row (id, ih), and ow in [lo, hi) reads input column ow * sw + shift_w.
-template <class Fn>
-inline void for_rows(const Geometry& g, Fn&& fn) {
-  index_t k = 0;
-  for (index_t kd = 0; kd < g.kernel[0]; ++kd)
-    for (index_t kh = 0; kh < g.kernel[1]; ++kh)
-      for (index_t kw = 0; kw < g.kernel[2]; ++kw, ++k) {
-        index_t lo = 0, hi = 0;
-        valid_range(g.big[2], g.small[2], g.stride[2], g.pad[2], kw * g.dil[2], lo, hi);
-        const index_t shift_w = kw * g.dil[2] - g.pad[2];
-        for (index_t od = 0; od < g.small[0]; ++od) {
-          const index_t id = od * g.stride[0] - g.pad[0] + kd * g.dil[0];
-          for (index_t oh = 0; oh < g.small[1]; ++oh) {
-            const index_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dil[1];
-            const bool inside = id >= 0 && id < g.big[0] && ih >= 0 && ih < g.big[1];
-            fn(k, od, oh, inside ? (id * g.big[1] + ih) * g.big[2] : index_t(-1), lo, hi, shift_w);
-          }
-        }
-      }
-}
-
 // Copies and zero fills of one row's few elements (a ResNet's late rows hold 2-16). A memcpy or
 // memset call costs more than the copy at these sizes, and GCC turns a plain loop back into such a
 // call; fixed-size pieces (8, 4, 2, 1 elements) are expanded inline into vector moves instead.
@@ -184,22 +162,31 @@ FLAMBEAU_CLONES void im2col_plane(const T* x, T* cols, index_t k_stride, const G
   }
 }
 
+// Adds each column back into the input element it was read from (the same offsets, rows and order as
+// im2col_plane's reads; the padding's columns are dropped).
 template <class T>
-FLAMBEAU_CLONES void col2im_plane(const T* cols, index_t k_stride, T* x, const Geometry& g) {
-  const index_t ow_n = g.small[2];
-  const index_t sw = g.stride[2];
+FLAMBEAU_CLONES void col2im_plane(const T* cols, index_t k_stride, T* x, const Geometry& g, const Offset* offs) {
+  const index_t ow_n = g.small[2], oh_n = g.small[1], od_n = g.small[0];
+  const index_t w_n = g.big[2], h_n = g.big[1], d_n = g.big[0];
+  const index_t sw = g.stride[2], sh = g.stride[1];
   std::fill(x, x + g.plane_big(), T(0));
-  for_rows(g, [&](index_t k, index_t od, index_t oh, index_t row, index_t lo, index_t hi, index_t shift_w) {
-    if (row < 0) return;
-    const T* src = cols + k * k_stride + (od * g.small[1] + oh) * ow_n;
-    const index_t base = row + shift_w;
-    if (sw == 1) {
+  for (index_t k = 0; k < g.kernel_size(); ++k) {
+    const Offset& o = offs[k];
+    for (index_t od = 0; od < od_n; ++od) {
+      const index_t id = od * g.stride[0] - g.pad[0] + o.kd * g.dil[0];
+      if (id < 0 || id >= d_n) continue;
+      for (index_t oh = o.oh_lo; oh < o.oh_hi; ++oh) {
+        const T* src = cols + k * k_stride + (od * oh_n + oh) * ow_n;
+        const index_t base = (id * h_n + oh * sh + o.shift_h) * w_n + o.shift_w;
+        if (sw == 1) {
 #pragma omp simd
-      for (index_t ow = lo; ow < hi; ++ow) x[base + ow] += src[ow];
-    } else {
-      for (index_t ow = lo; ow < hi; ++ow) x[base + ow * sw] += src[ow];
+          for (index_t ow = o.lo; ow < o.hi; ++ow) x[base + ow] += src[ow];
+        } else {
+          for (index_t ow = o.lo; ow < o.hi; ++ow) x[base + ow * sw] += src[ow];
+        }
+      }
     }
-  });
+  }
 }
 
 // The array checks every entry point makes (dtype, layout, bounds, element count): nn_args.h's.
@@ -277,15 +264,16 @@ void nn_col2im(const py::array& cols, const py::array& x, index_t batch, index_t
   const index_t in_plane = lay.k * lay.l, out_plane = g.plane_big();
   const void* pc = checked(op, cols, "cols", dt, planes * in_plane, false);
   void* px = checked(op, x, "output", dt, planes * out_plane, true);
+  const std::vector<Offset> offs = offsets(g);
   py::gil_scoped_release nogil;
   parallel_chunks(planes, 1, [&](index_t begin, index_t end) {
     for (index_t p = begin; p < end; ++p) {
       if (dt == DType::f32)
         col2im_plane(static_cast<const float*>(pc) + lay.base(p), lay.k_stride(),
-                     static_cast<float*>(px) + p * out_plane, g);
+                     static_cast<float*>(px) + p * out_plane, g, offs.data());
       else
         col2im_plane(static_cast<const double*>(pc) + lay.base(p), lay.k_stride(),
-                     static_cast<double*>(px) + p * out_plane, g);
+                     static_cast<double*>(px) + p * out_plane, g, offs.data());
     }
   }, planes * in_plane);
 }

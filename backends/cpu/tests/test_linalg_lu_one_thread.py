@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
+from typing import Iterator
 
 import numpy as np
 import pytest
@@ -33,6 +35,31 @@ def two_blas_threads():
     fb.set_num_threads(2)
     yield
     fb.set_num_threads(before)
+
+
+def _shared_counts() -> dict[str, int]:
+    """Each shared OpenBLAS's count, read through flambeau's own functions (not threadpoolctl's)."""
+    return {p: _threads._count_functions(p)[0]() for p in _threads.shared if _threads._count_functions(p)}
+
+
+@contextlib.contextmanager
+def _lu_call_in_another_thread() -> Iterator[None]:
+    """Runs the block while another thread is inside one_blas_thread, as during its LU call."""
+    inside, release = threading.Event(), threading.Event()
+
+    def hold():
+        with _threads.one_blas_thread():
+            inside.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert inside.wait(30)
+    try:
+        yield
+    finally:
+        release.set()
+        holder.join()
 
 
 def test_one_blas_thread_lowers_every_shared_openblas_and_restores_it(two_blas_threads):
@@ -81,19 +108,7 @@ def test_lu_based_kernels_run_on_one_blas_thread(name, monkeypatch, two_blas_thr
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_fork_while_another_thread_holds_the_lu_lock_leaves_the_child_usable(two_blas_threads):
-    import threading
-
-    inside, release = threading.Event(), threading.Event()
-
-    def hold():
-        with _threads.one_blas_thread():
-            inside.set()
-            release.wait(30)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    assert inside.wait(30)
-    try:
+    with _lu_call_in_another_thread():
         pid = os.fork()
         if pid == 0:  # the child: an LU call must not wait for the parent's thread (SIGALRM ends it if so)
             code = 1
@@ -104,45 +119,27 @@ def test_fork_while_another_thread_holds_the_lu_lock_leaves_the_child_usable(two
             finally:
                 os._exit(code)
         _, status = os.waitpid(pid, 0)
-    finally:
-        release.set()
-        holder.join()
     assert os.waitstatus_to_exitcode(status) == 0
 
 
 def test_set_num_threads_from_another_thread_reaches_openblas(two_blas_threads):
     # threadpoolctl ignores every Python thread but the first that set an OpenBLAS count
-    import threading
-
     fb.set_num_threads(2)  # the main thread sets it first
     for n in (1, 3):
         setter = threading.Thread(target=fb.set_num_threads, args=(n,))
         setter.start()
         setter.join(30)
-        counts = {p: _threads._count_functions(p)[0]() for p in _threads.shared if _threads._count_functions(p)}
+        counts = _shared_counts()
         assert counts and set(counts.values()) == {n}, counts
         assert fb.get_num_threads() == n
 
 
 def test_set_num_threads_during_another_threads_lu_call_is_not_undone(two_blas_threads):
-    import threading
-
-    inside, release = threading.Event(), threading.Event()
-
-    def hold():
-        with _threads.one_blas_thread():
-            inside.set()
-            release.wait(30)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    assert inside.wait(30)
-    setter = threading.Thread(target=fb.set_num_threads, args=(3,))
-    setter.start()
-    setter.join(0.5)
-    assert setter.is_alive()  # it waits for the LU call to end, whose exit restores the old count
-    release.set()
-    holder.join()
+    with _lu_call_in_another_thread():
+        setter = threading.Thread(target=fb.set_num_threads, args=(3,))
+        setter.start()
+        setter.join(0.5)
+        assert setter.is_alive()  # it waits for the LU call to end, whose exit restores the old count
     setter.join(30)
-    counts = {p: _threads._count_functions(p)[0]() for p in _threads.shared if _threads._count_functions(p)}
+    counts = _shared_counts()
     assert counts and set(counts.values()) == {3}, counts

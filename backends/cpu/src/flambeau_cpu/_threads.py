@@ -105,8 +105,6 @@ _counts: dict[str, tuple[Any, Any] | None] = {}
 #: Held while the libraries' counts are lowered, so that two threads' calls do not restore each
 #: other's values out of order (a second caller waits: its LU would run on one thread anyway).
 _lapack_lock = threading.RLock()
-
-
 #: (set function, count to restore) of the libraries one_blas_thread has lowered, while it has.
 _lowered: list[tuple[Any, int]] = []
 

@@ -163,43 +163,35 @@ def _singular(op: str, A: np.ndarray) -> LinAlgError:
     return LinAlgError(f"{op}: The inversion could not be completed because the input matrix is singular.")
 
 
-def _linalg_inv(A, out):
-    if A.shape[-1] == 0:
-        return
-    try:
-        np.copyto(out, np.linalg.inv(A))
-    except np.linalg.LinAlgError:
-        raise _singular("linalg.inv", A) from None
-
-
 def linalg_inv(A, out):
     with _threads.one_blas_thread():
-        return _linalg_inv(A, out)
-
-
-def _linalg_inv_ex(A, check_errors, out):
-    inverse, info = out
-    info.fill(0)
-    if A.shape[-1] == 0:
-        return
-    try:
-        np.copyto(inverse, np.linalg.inv(A))
-        return
-    except np.linalg.LinAlgError:
-        if check_errors:
-            raise _singular("linalg.inv_ex", A) from None
-    flat_inv, flat_info = inverse.reshape((-1,) + A.shape[-2:]), info.reshape(-1)
-    for i, M in _matrices(A):
-        code = _getrf_info(M)
-        flat_info[i] = code
-        flat_inv[i] = np.nan if code else np.linalg.inv(M)
-    if inverse.ndim > 2:
-        np.copyto(inverse, flat_inv.reshape(inverse.shape))
+        if A.shape[-1] == 0:
+            return
+        try:
+            np.copyto(out, np.linalg.inv(A))
+        except np.linalg.LinAlgError:
+            raise _singular("linalg.inv", A) from None
 
 
 def linalg_inv_ex(A, check_errors, out):
     with _threads.one_blas_thread():
-        return _linalg_inv_ex(A, check_errors, out)
+        inverse, info = out
+        info.fill(0)
+        if A.shape[-1] == 0:
+            return
+        try:
+            np.copyto(inverse, np.linalg.inv(A))
+            return
+        except np.linalg.LinAlgError:
+            if check_errors:
+                raise _singular("linalg.inv_ex", A) from None
+        flat_inv, flat_info = inverse.reshape((-1,) + A.shape[-2:]), info.reshape(-1)
+        for i, M in _matrices(A):
+            code = _getrf_info(M)
+            flat_info[i] = code
+            flat_inv[i] = np.nan if code else np.linalg.inv(M)
+        if inverse.ndim > 2:
+            np.copyto(inverse, flat_inv.reshape(inverse.shape))
 
 
 def _gesv(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -211,25 +203,22 @@ def _gesv(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return x
 
 
-def _linalg_solve(A, B, left, out):
-    vector = left and (B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1]))
-    try:
-        if A.ndim == 2 and B.ndim <= 2 and left and A.shape[-1] and out.size:
-            res = _gesv(A, B)
-        elif vector:
-            res = np.linalg.solve(A, B[..., None])[..., 0]
-        elif left:
-            res = np.linalg.solve(A, B)
-        else:
-            res = np.swapaxes(np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
-    except np.linalg.LinAlgError:
-        raise LinAlgError("flambeau.linalg.solve: The solver failed because the input matrix is singular.") from None
-    np.copyto(out, res)
-
-
 def linalg_solve(A, B, left, out):
     with _threads.one_blas_thread():
-        return _linalg_solve(A, B, left, out)
+        vector = left and (B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1]))
+        try:
+            if A.ndim == 2 and B.ndim <= 2 and left and A.shape[-1] and out.size:
+                res = _gesv(A, B)
+            elif vector:
+                res = np.linalg.solve(A, B[..., None])[..., 0]
+            elif left:
+                res = np.linalg.solve(A, B)
+            else:
+                res = np.swapaxes(np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
+        except np.linalg.LinAlgError:
+            raise LinAlgError("flambeau.linalg.solve: The solver failed because the input matrix is "
+                              "singular.") from None
+        np.copyto(out, res)
 
 
 def linalg_solve_triangular(A, B, upper, left, unitriangular, out):
@@ -290,49 +279,41 @@ def linalg_cholesky_ex(A, upper, check_errors, out):
     np.copyto(L, _upper(res) if upper else res)
 
 
-def _linalg_lu_factor(A, pivot, out):
-    LU, pivots = out
-    if A.size == 0:
-        pivots[...] = np.arange(1, pivots.shape[-1] + 1, dtype=np.int32)
-        return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", sla.LinAlgWarning)
-        lu, piv = sla.lu_factor(A, check_finite=False)
-    np.copyto(LU, lu)
-    np.copyto(pivots, piv + 1, casting="unsafe")
-    k = pivots.shape[-1]
-    diag = np.diagonal(lu, axis1=-2, axis2=-1)[..., :k]
-    if A.shape[-1] == A.shape[-2] and np.any(diag == 0):
-        first = int(np.argmax((diag == 0).reshape(-1, k).any(0))) + 1
-        raise RuntimeError(f"flambeau.linalg.lu_factor: U[{first},{first}] is zero and using it on lu_solve would "
-                           "result in a division by zero. If you still want to perform the factorization, consider "
-                           "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
-
-
 def linalg_lu_factor(A, pivot, out):
     with _threads.one_blas_thread():
-        return _linalg_lu_factor(A, pivot, out)
-
-
-def _linalg_lu(A, pivot, out):
-    P, L, U = out
-    if A.size == 0:
-        for t in out:
-            t.fill(0)
-        for t in (P, L):
-            if t.shape[-1] and t.shape[-2]:
-                idx = np.arange(min(t.shape[-2:]))
-                t[..., idx, idx] = 1
-        return
-    p, lower, upper = sla.lu(A, check_finite=False)
-    np.copyto(P, p, casting="unsafe")
-    np.copyto(L, lower)
-    np.copyto(U, upper)
+        LU, pivots = out
+        if A.size == 0:
+            pivots[...] = np.arange(1, pivots.shape[-1] + 1, dtype=np.int32)
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sla.LinAlgWarning)
+            lu, piv = sla.lu_factor(A, check_finite=False)
+        np.copyto(LU, lu)
+        np.copyto(pivots, piv + 1, casting="unsafe")
+        k = pivots.shape[-1]
+        diag = np.diagonal(lu, axis1=-2, axis2=-1)[..., :k]
+        if A.shape[-1] == A.shape[-2] and np.any(diag == 0):
+            first = int(np.argmax((diag == 0).reshape(-1, k).any(0))) + 1
+            raise RuntimeError(f"flambeau.linalg.lu_factor: U[{first},{first}] is zero and using it on lu_solve would "
+                               "result in a division by zero. If you still want to perform the factorization, consider "
+                               "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
 
 
 def linalg_lu(A, pivot, out):
     with _threads.one_blas_thread():
-        return _linalg_lu(A, pivot, out)
+        P, L, U = out
+        if A.size == 0:
+            for t in out:
+                t.fill(0)
+            for t in (P, L):
+                if t.shape[-1] and t.shape[-2]:
+                    idx = np.arange(min(t.shape[-2:]))
+                    t[..., idx, idx] = 1
+            return
+        p, lower, upper = sla.lu(A, check_finite=False)
+        np.copyto(P, p, casting="unsafe")
+        np.copyto(L, lower)
+        np.copyto(U, upper)
 
 
 def linalg_lu_solve(LU, pivots, B, left, adjoint, out):
