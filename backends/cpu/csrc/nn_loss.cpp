@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "vecmath.h"
+#include "vecmath_avx512.h"
 
 namespace flambeau {
 namespace {
@@ -58,6 +59,61 @@ FLAMBEAU_INLINE double row_weighted_shifted_sum(const T* x, const T* w, index_t 
   return total;
 }
 
+#if FLAMBEAU_HAVE_AVX512
+// The float32 rows' exp-bound pieces on AVX-512 (vecmath_avx512.h), with the generic forms' results:
+// called once per row from the row loops below when avx512::usable().
+FLAMBEAU_AVX512 float row_max_avx512(const float* x, index_t n) { return avx512::row_max(x, n); }
+
+FLAMBEAU_AVX512 double row_log_sum_avx512(const float* x, index_t n, float m) {
+  return std::log(avx512::row_sum_exp(x, nullptr, n, m));
+}
+
+// g = exp((x - m) - ls) * a - spread (* w when w is not null; spread 0: no subtraction).
+FLAMBEAU_AVX512 void grad_row_avx512(const float* x, const float* w, float* g, index_t n, float m, float ls, float a,
+                                     float spread) {
+  const __m512 mv = _mm512_set1_ps(m), lsv = _mm512_set1_ps(ls), av = _mm512_set1_ps(a);
+  const __m512 sv = _mm512_set1_ps(spread);
+  for (index_t j = 0; j < n; j += 16) {
+    const __mmask16 mask = n - j >= 16 ? __mmask16(0xFFFF) : avx512::head_mask(n - j);
+    const __m512 e = avx512::exp16(_mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, x + j), mv), lsv));
+    __m512 v;
+    if (spread == 0.0f)
+      v = _mm512_mul_ps(e, av);
+    else if (w)
+      v = _mm512_fmsub_ps(e, av, _mm512_mul_ps(sv, _mm512_maskz_loadu_ps(mask, w + j)));
+    else
+      v = _mm512_fmsub_ps(e, av, sv);
+    _mm512_mask_storeu_ps(g + j, mask, v);
+  }
+}
+#endif
+
+// A row's largest element and log(sum(exp(x - m))), on AVX-512 when `wide` (float32 only).
+template <bool wide, class T>
+FLAMBEAU_INLINE T max_of_row(const T* row, index_t c) {
+#if FLAMBEAU_HAVE_AVX512
+  if constexpr (wide) return row_max_avx512(row, c);
+#endif
+  return row_max(row, c);
+}
+
+template <bool wide, class T>
+FLAMBEAU_INLINE double log_sum_of_row(const T* row, index_t c, T m) {
+#if FLAMBEAU_HAVE_AVX512
+  if constexpr (wide) return row_log_sum_avx512(row, c, m);
+#endif
+  return row_log_sum(row, c, m);
+}
+
+// Whether the float32 rows run their AVX-512 pieces.
+bool avx512_rows() {
+#if FLAMBEAU_HAVE_AVX512
+  return avx512::usable();
+#else
+  return false;
+#endif
+}
+
 struct Options {
   index_t n, c;
   std::int64_t ignore_index;
@@ -65,7 +121,8 @@ struct Options {
   double weight_sum;  // sum(w), or C without weights
 };
 
-template <class T>
+// wide: float32 on AVX-512 (the exp-bound pieces above); the same results either way.
+template <class T, bool wide = false>
 FLAMBEAU_CLONES void forward_rows(const T* x, const std::int64_t* target, const T* w, T* losses, T* weights,
                                   const Options& o, index_t begin, index_t end, std::atomic<index_t>& bad) {
   const index_t c = o.c;
@@ -87,12 +144,12 @@ FLAMBEAU_CLONES void forward_rows(const T* x, const std::int64_t* target, const 
     const T* row = x + r * c;
     const T wt = w ? w[t] : T(1);
     weights[r] = wt;
-    const T m = row_max(row, c);
+    const T m = max_of_row<wide>(row, c);
     if (std::isnan(m) || std::isinf(m)) {
       losses[r] = std::numeric_limits<T>::quiet_NaN();
       continue;
     }
-    const double ls = row_log_sum(row, c, m);
+    const double ls = log_sum_of_row<wide>(row, c, m);
     // lse - x[t] as ls - (x[t] - m): exact for large logits
     double loss = (1.0 - o.eps) * wt * (ls - (static_cast<double>(row[t]) - m));
     if (o.eps != 0.0) loss += o.eps / c * (ls * o.weight_sum - row_weighted_shifted_sum(row, w, c, m));
@@ -100,7 +157,7 @@ FLAMBEAU_CLONES void forward_rows(const T* x, const std::int64_t* target, const 
   }
 }
 
-template <class T>
+template <class T, bool wide = false>
 FLAMBEAU_CLONES void backward_rows(const T* x, const std::int64_t* target, const T* w, const T* scales, T* out,
                                    const Options& o, index_t begin, index_t end, std::atomic<index_t>& bad) {
   const index_t c = o.c;
@@ -121,13 +178,20 @@ FLAMBEAU_CLONES void backward_rows(const T* x, const std::int64_t* target, const
     }
     const T* row = x + r * c;
     const T wt = w ? w[t] : T(1);
-    const T m = row_max(row, c);
+    const T m = max_of_row<wide>(row, c);
     if (std::isnan(m) || std::isinf(m)) {
       for (index_t j = 0; j < c; ++j) g[j] = std::numeric_limits<T>::quiet_NaN();
       continue;
     }
-    const T ls = static_cast<T>(row_log_sum(row, c, m));
+    const T ls = static_cast<T>(log_sum_of_row<wide>(row, c, m));
     const T a = static_cast<T>(s * ((1.0 - o.eps) * wt + o.eps / c * o.weight_sum));
+#if FLAMBEAU_HAVE_AVX512
+    if constexpr (wide) {
+      grad_row_avx512(row, w, g, c, m, ls, a, o.eps != 0.0 ? static_cast<T>(s * o.eps / c) : T(0));
+      g[t] -= static_cast<T>(s * (1.0 - o.eps) * wt);
+      continue;
+    }
+#endif
     if (o.eps != 0.0) {
       const T spread = static_cast<T>(s * o.eps / c);
       if (w) {
@@ -193,12 +257,16 @@ index_t cross_entropy_rows(const py::array& input, const py::array& target, cons
   void* lp = losses.mutable_data();
   void* ww = weights.mutable_data();
   std::atomic<index_t> bad{-1};
+  const bool wide = avx512_rows();
   py::gil_scoped_release nogil;
   const index_t per_chunk = std::max<index_t>(1, kParallelChunk / c);
   parallel_chunks(
       n, per_chunk,
       [&](index_t begin, index_t end) {
-        if (dt == DType::f32)
+        if (dt == DType::f32 && wide)
+          forward_rows<float, true>(static_cast<const float*>(xp), tp, static_cast<const float*>(wp),
+                                    static_cast<float*>(lp), static_cast<float*>(ww), o, begin, end, bad);
+        else if (dt == DType::f32)
           forward_rows(static_cast<const float*>(xp), tp, static_cast<const float*>(wp), static_cast<float*>(lp),
                        static_cast<float*>(ww), o, begin, end, bad);
         else
@@ -241,12 +309,16 @@ index_t cross_entropy_backward_rows(const py::array& scales, const py::array& in
   const auto* tp = static_cast<const std::int64_t*>(target.data());
   void* op = out.mutable_data();
   std::atomic<index_t> bad{-1};
+  const bool wide = avx512_rows();
   py::gil_scoped_release nogil;
   const index_t per_chunk = std::max<index_t>(1, kParallelChunk / c);
   parallel_chunks(
       n, per_chunk,
       [&](index_t begin, index_t end) {
-        if (dt == DType::f32)
+        if (dt == DType::f32 && wide)
+          backward_rows<float, true>(static_cast<const float*>(xp), tp, static_cast<const float*>(wp),
+                                     static_cast<const float*>(sp), static_cast<float*>(op), o, begin, end, bad);
+        else if (dt == DType::f32)
           backward_rows(static_cast<const float*>(xp), tp, static_cast<const float*>(wp),
                         static_cast<const float*>(sp), static_cast<float*>(op), o, begin, end, bad);
         else

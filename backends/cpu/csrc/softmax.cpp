@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "vecmath.h"
+#include "vecmath_avx512.h"
 
 namespace flambeau {
 namespace {
@@ -106,6 +107,45 @@ FLAMBEAU_CLONES void softmax_backward_row(const T* g, const T* y, T* out, index_
   }
 }
 
+#if FLAMBEAU_HAVE_AVX512
+// softmax_row and softmax_backward_row's log form for float32 on AVX-512 (vecmath_avx512.h): the
+// same passes, the same sums in the same order, so the same results, at about twice the speed (the
+// rows are bound by exp).
+FLAMBEAU_AVX512 void softmax_row_avx512(const float* x, float* y, index_t n, bool log) {
+  const float m = avx512::row_max(x, n);
+  if (std::isnan(m) || std::isinf(m)) {
+    for (index_t i = 0; i < n; ++i) y[i] = std::numeric_limits<float>::quiet_NaN();
+    return;
+  }
+  const __m512 mv = _mm512_set1_ps(m);
+  const __mmask16 tail = avx512::head_mask(n % 16);
+  const index_t whole = n - n % 16;
+  if (log) {
+    const __m512 ls = _mm512_set1_ps(static_cast<float>(std::log(avx512::row_sum_exp(x, nullptr, n, m))));
+    for (index_t i = 0; i < whole; i += 16)
+      _mm512_storeu_ps(y + i, _mm512_sub_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), mv), ls));
+    if (tail)
+      _mm512_mask_storeu_ps(y + whole, tail, _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, x + whole), mv), ls));
+  } else {
+    const __m512 inv = _mm512_set1_ps(static_cast<float>(1.0 / avx512::row_sum_exp(x, y, n, m)));
+    for (index_t i = 0; i < whole; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
+    if (tail) _mm512_mask_storeu_ps(y + whole, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, y + whole), inv));
+  }
+}
+
+// g - exp(y) * sum(g), as softmax_backward_row<float>(..., log=true).
+FLAMBEAU_AVX512 void log_softmax_backward_row_avx512(const float* g, const float* y, float* out, index_t n) {
+  const __m512 s = _mm512_set1_ps(static_cast<float>(avx512::row_sum(g, n)));
+  const index_t whole = n - n % 16;
+  for (index_t i = 0; i < whole; i += 16)
+    _mm512_storeu_ps(out + i, _mm512_fnmadd_ps(avx512::exp16(_mm512_loadu_ps(y + i)), s, _mm512_loadu_ps(g + i)));
+  if (const __mmask16 tail = avx512::head_mask(n % 16)) {
+    const __m512 e = avx512::exp16(_mm512_maskz_loadu_ps(tail, y + whole));
+    _mm512_mask_storeu_ps(out + whole, tail, _mm512_fnmadd_ps(e, s, _mm512_maskz_loadu_ps(tail, g + whole)));
+  }
+}
+#endif
+
 template <class Fn>
 void over_rows(index_t rows, index_t n, Fn&& fn) {
   const index_t per_chunk = std::max<index_t>(1, kParallelChunk / std::max<index_t>(n, 1));
@@ -141,6 +181,12 @@ bool softmax_lastdim(const py::array& input, py::array& out, bool log) {
   if (dt == DType::f32) {
     const float* x = static_cast<const float*>(src);
     float* y = static_cast<float*>(dst);
+#if FLAMBEAU_HAVE_AVX512
+    if (avx512::usable()) {
+      over_rows(rows, n, [&](index_t r) { softmax_row_avx512(x + r * n, y + r * n, n, log); });
+      return true;
+    }
+#endif
     over_rows(rows, n, [&](index_t r) { softmax_row(x + r * n, y + r * n, n, log); });
   } else {
     const double* x = static_cast<const double*>(src);
@@ -173,6 +219,12 @@ bool softmax_backward_lastdim(const py::array& grad, const py::array& output, py
     const float* g = static_cast<const float*>(gp);
     const float* y = static_cast<const float*>(yp);
     float* o = static_cast<float*>(op);
+#if FLAMBEAU_HAVE_AVX512
+    if (log && avx512::usable()) {
+      over_rows(rows, n, [&](index_t r) { log_softmax_backward_row_avx512(g + r * n, y + r * n, o + r * n, n); });
+      return true;
+    }
+#endif
     over_rows(rows, n, [&](index_t r) { softmax_backward_row(g + r * n, y + r * n, o + r * n, n, log); });
   } else {
     const double* g = static_cast<const double*>(gp);
@@ -191,6 +243,14 @@ void register_softmax(py::module_& m) {
         py::arg("out"), py::arg("log"),
         "out = the gradient of softmax (log_softmax when log) along the last dim at its output; False, "
         "touching nothing, for anything but C-contiguous float32/float64 arrays of one shape.");
+#if FLAMBEAU_HAVE_AVX512
+  m.def("set_avx512_paths", &avx512::set_usable, py::arg("on"),
+        "Turn the float32 AVX-512 row loops (softmax, log-softmax's gradient, cross-entropy) on, where the CPU "
+        "has AVX-512F, or off; returns whether they were on. For tests that compare them with the generic loops.");
+#else
+  m.def("set_avx512_paths", [](bool) { return false; }, py::arg("on"),
+        "No AVX-512 row loops in this build: returns False.");
+#endif
 }
 
 }  // namespace
