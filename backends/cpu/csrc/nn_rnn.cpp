@@ -55,8 +55,8 @@ void nn_lstm_cell(const py::array& gates, const py::object& cx, const py::object
   py::gil_scoped_release nogil;
   over_rows(batch, hidden, [&](index_t begin, index_t end) {
     if (dt == DType::f32)
-      lstm_rows(static_cast<const float*>(pg), static_cast<const float*>(pc), static_cast<float*>(ph),
-                static_cast<float*>(pcy), static_cast<float*>(pw), begin, end, hidden, 0, hidden);
+      rnn_cells::lstm_rows_any(static_cast<const float*>(pg), static_cast<const float*>(pc), static_cast<float*>(ph),
+                               static_cast<float*>(pcy), static_cast<float*>(pw), begin, end, hidden, 0, hidden);
     else
       lstm_rows(static_cast<const double*>(pg), static_cast<const double*>(pc), static_cast<double*>(ph),
                 static_cast<double*>(pcy), static_cast<double*>(pw), begin, end, hidden, 0, hidden);

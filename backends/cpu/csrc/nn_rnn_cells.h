@@ -12,8 +12,11 @@
 // (lstm_backward_rows: dcx == gcy; gru_backward_rows: dhx == ghy).
 #pragma once
 
+#include <type_traits>
+
 #include "common.h"
 #include "vecmath.h"
+#include "vecmath_avx512.h"
 
 namespace flambeau {
 namespace rnn_cells {
@@ -48,6 +51,69 @@ FLAMBEAU_CLONES void lstm_rows(const T* gates, const T* cx, T* hy, T* cy, T* wor
       h1[k] = o * vec_tanh(c);
     }
   }
+}
+
+#if FLAMBEAU_HAVE_AVX512
+// sigm and vec_tanh per lane with exp16 (vecmath_avx512.h): the same operations, so the same bits.
+FLAMBEAU_AVX512_INLINE __m512 sigm16(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  return _mm512_div_ps(one, _mm512_add_ps(one, avx512::exp16(avx512::xor16(x, _mm512_set1_ps(-0.0f)))));
+}
+
+FLAMBEAU_AVX512_INLINE __m512 tanh16(__m512 x) {
+  const __m512 sign = _mm512_set1_ps(-0.0f);
+  const __m512 ax = avx512::abs16(x);
+  const __m512 z = _mm512_mul_ps(x, x);
+  __m512 p = _mm512_set1_ps(-0.0056919357670121165f);
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(0.02062624866506158f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-0.0537353061020833f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(0.133313812075866f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-0.3333327920317832f));
+  const __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(ax, z), p, ax);
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 big = _mm512_sub_ps(
+      one, _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(avx512::exp16(_mm512_add_ps(ax, ax)), one)));
+  const __m512 mag = _mm512_mask_mov_ps(big, _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.625f), _CMP_LT_OQ), small);
+  return avx512::or16(mag, avx512::and16(x, sign));  // odd: the sign of x, -0 included
+}
+
+// lstm_rows<float> on AVX-512: same arithmetic, same results.
+FLAMBEAU_AVX512 void lstm_rows_avx512(const float* gates, const float* cx, float* hy, float* cy, float* work,
+                                      index_t begin, index_t end, index_t h, index_t u0, index_t u1) {
+  for (index_t r = begin; r < end; ++r) {
+    const float* gi = gates + r * 4 * h;
+    float* wi = work + r * 4 * h;
+    const float* c0 = cx + r * h;
+    float* c1 = cy + r * h;
+    float* h1 = hy + r * h;
+    for (index_t k = u0; k < u1; k += 16) {
+      const __mmask16 m = u1 - k >= 16 ? __mmask16(0xFFFF) : avx512::head_mask(u1 - k);
+      const __m512 i = sigm16(_mm512_maskz_loadu_ps(m, gi + k));
+      const __m512 f = sigm16(_mm512_maskz_loadu_ps(m, gi + h + k));
+      const __m512 g = tanh16(_mm512_maskz_loadu_ps(m, gi + 2 * h + k));
+      const __m512 o = sigm16(_mm512_maskz_loadu_ps(m, gi + 3 * h + k));
+      const __m512 c = _mm512_fmadd_ps(f, _mm512_maskz_loadu_ps(m, c0 + k), _mm512_mul_ps(i, g));
+      _mm512_mask_storeu_ps(wi + k, m, i);
+      _mm512_mask_storeu_ps(wi + h + k, m, f);
+      _mm512_mask_storeu_ps(wi + 2 * h + k, m, g);
+      _mm512_mask_storeu_ps(wi + 3 * h + k, m, o);
+      _mm512_mask_storeu_ps(c1 + k, m, c);
+      _mm512_mask_storeu_ps(h1 + k, m, _mm512_mul_ps(o, tanh16(c)));
+    }
+  }
+}
+#endif
+
+// lstm_rows, on AVX-512 for float32 where the CPU has it.
+template <class T>
+void lstm_rows_any(const T* gates, const T* cx, T* hy, T* cy, T* work, index_t begin, index_t end, index_t h,
+                   index_t u0, index_t u1) {
+#if FLAMBEAU_HAVE_AVX512
+  if constexpr (std::is_same_v<T, float>) {
+    if (avx512::usable()) return lstm_rows_avx512(gates, cx, hy, cy, work, begin, end, h, u0, u1);
+  }
+#endif
+  lstm_rows(gates, cx, hy, cy, work, begin, end, h, u0, u1);
 }
 
 template <class T>

@@ -154,7 +154,7 @@ void lstm_forward(const Steps& s, index_t batch, index_t h, const T* x, const T*
           packed_gemm::panels(wt[g], q0, q1, bs, hcur, h, x + off * 4 * h + g * h, gates.data() + g * h, 4 * h);
         T* hy = out + off * h;
         T* cy = cells + off * h;
-        rnn_cells::lstm_rows(gates.data(), cs.data(), hy, cy, work + off * 4 * h, 0, bs, h, u0, u1);
+        rnn_cells::lstm_rows_any(gates.data(), cs.data(), hy, cy, work + off * 4 * h, 0, bs, h, u0, u1);
         copy_units(hnext, hy, bs, h, u0, u1);
         copy_units(cs.data(), cy, bs, h, u0, u1);
         copy_units(hnext + bs * h, hcur + bs * h, batch - bs, h, u0, u1);  // sequences not running keep theirs

@@ -44,6 +44,21 @@ inline bool set_usable(bool on) {
 FLAMBEAU_AVX512_INLINE __m512 max16(__m512 a, __m512 b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
 FLAMBEAU_AVX512_INLINE __m512 min16(__m512 a, __m512 b) { return _mm512_maskz_min_ps(0xFFFF, a, b); }
 
+// Bitwise and, or, xor of floats with AVX-512F's integer forms (the float forms need AVX512DQ).
+FLAMBEAU_AVX512_INLINE __m512 and16(__m512 a, __m512 b) {
+  return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+FLAMBEAU_AVX512_INLINE __m512 or16(__m512 a, __m512 b) {
+  return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+// |a| (clears the sign bit)
+FLAMBEAU_AVX512_INLINE __m512 abs16(__m512 a) {
+  return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7FFFFFFF)));
+}
+FLAMBEAU_AVX512_INLINE __m512 xor16(__m512 a, __m512 b) {
+  return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+
 // e**x per lane: vec_exp's reduction and Taylor polynomial, then p * 2**n by vscalefps.
 FLAMBEAU_AVX512_INLINE __m512 exp16(__m512 x) {
   // Wider than vec_exp's clamp [-103.97, 88.72]: scalef itself gives 0 below it and inf above it
