@@ -45,7 +45,8 @@ def _assert_same_bits(generic: tuple[np.ndarray, ...], wide: tuple[np.ndarray, .
     """Equal bits, except that a NaN's sign and payload may differ (IEEE leaves them unspecified)."""
     for g, w in zip(generic, wide):
         both_nan = np.isnan(g) & np.isnan(w)
-        np.testing.assert_array_equal(np.where(both_nan, 0, g.view(np.uint32)), np.where(both_nan, 0, w.view(np.uint32)))
+        np.testing.assert_array_equal(np.where(both_nan, 0, g.view(np.uint32)),
+                                      np.where(both_nan, 0, w.view(np.uint32)))
 
 
 # Values that take each branch of exp: NaN, +-inf, overflow (> 88.72), subnormal results (< -87.3),
