@@ -105,15 +105,6 @@ FLAMBEAU_INLINE double log_sum_of_row(const T* row, index_t c, T m) {
   return row_log_sum(row, c, m);
 }
 
-// Whether the float32 rows run their AVX-512 pieces.
-bool avx512_rows() {
-#if FLAMBEAU_HAVE_AVX512
-  return avx512::usable();
-#else
-  return false;
-#endif
-}
-
 struct Options {
   index_t n, c;
   std::int64_t ignore_index;
@@ -257,7 +248,7 @@ index_t cross_entropy_rows(const py::array& input, const py::array& target, cons
   void* lp = losses.mutable_data();
   void* ww = weights.mutable_data();
   std::atomic<index_t> bad{-1};
-  const bool wide = avx512_rows();
+  const bool wide = avx512::usable();
   py::gil_scoped_release nogil;
   const index_t per_chunk = std::max<index_t>(1, kParallelChunk / c);
   parallel_chunks(
@@ -309,7 +300,7 @@ index_t cross_entropy_backward_rows(const py::array& scales, const py::array& in
   const auto* tp = static_cast<const std::int64_t*>(target.data());
   void* op = out.mutable_data();
   std::atomic<index_t> bad{-1};
-  const bool wide = avx512_rows();
+  const bool wide = avx512::usable();
   py::gil_scoped_release nogil;
   const index_t per_chunk = std::max<index_t>(1, kParallelChunk / c);
   parallel_chunks(

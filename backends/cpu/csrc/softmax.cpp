@@ -243,14 +243,10 @@ void register_softmax(py::module_& m) {
         py::arg("out"), py::arg("log"),
         "out = the gradient of softmax (log_softmax when log) along the last dim at its output; False, "
         "touching nothing, for anything but C-contiguous float32/float64 arrays of one shape.");
-#if FLAMBEAU_HAVE_AVX512
   m.def("set_avx512_paths", &avx512::set_usable, py::arg("on"),
-        "Turn the float32 AVX-512 row loops (softmax, log-softmax's gradient, cross-entropy) on, where the CPU "
-        "has AVX-512F, or off; returns whether they were on. For tests that compare them with the generic loops.");
-#else
-  m.def("set_avx512_paths", [](bool) { return false; }, py::arg("on"),
-        "No AVX-512 row loops in this build: returns False.");
-#endif
+        "Turn the float32 AVX-512 row loops (softmax, log-softmax's gradient, cross-entropy, the LSTM cell) on, "
+        "where the CPU has AVX-512F, or off; returns whether they were on (always False in a build without "
+        "them). For tests that compare them with the generic loops.");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// AVX-512 forms of the exp-bound row loops (softmax, log-softmax's gradient, cross-entropy), for
-// float32, chosen at run time on CPUs that have AVX-512F.
+// AVX-512 forms of the exp-bound row loops (softmax, log-softmax's gradient, cross-entropy, the LSTM
+// cell), for float32, chosen at run time on CPUs that have AVX-512F.
 //
 // Why by hand: vec_exp (vecmath.h) is written so that `omp simd` loops vectorise on every x86-64, and
 // so it builds 2**n from exponent bits in two factors and selects inf/0 outside the range; AVX-512's
@@ -10,6 +10,8 @@
 // generic forms in softmax.cpp and nn_loss.cpp, so which path runs never changes a result.
 //
 // Use: call the row functions only when avx512::usable() is true (they hold AVX-512 instructions).
+// Builds without them (other compilers or architectures) have usable() and set_usable() answering
+// false, so callers test one flag and keep their #if around the AVX-512 code alone.
 #pragma once
 
 #include <atomic>
@@ -169,6 +171,15 @@ FLAMBEAU_AVX512_INLINE double row_sum(const float* a, std::int64_t n) {
   return total;
 }
 
+}  // namespace avx512
+}  // namespace flambeau
+
+#else  // no AVX-512 paths in this build
+
+namespace flambeau {
+namespace avx512 {
+inline bool usable() { return false; }
+inline bool set_usable(bool) { return false; }
 }  // namespace avx512
 }  // namespace flambeau
 
