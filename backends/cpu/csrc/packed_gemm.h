@@ -83,14 +83,13 @@ PackedB<T> pack(const T* b, index_t k, index_t n, index_t row_step, index_t col_
   return out;
 }
 
-// Rows [0, R) of C's columns [0, cols) for one panel: C = D + A @ panel (D may be C, or null for 0).
+// acc[r] = A's row r (rows `lda` apart) @ the panel, for rows [0, R): the tile's inner loop.
 template <class T, int R>
-FLAMBEAU_INLINE void tile(index_t k, const T* a, index_t lda, const T* panel, const T* d, T* c, index_t ldc,
-                          index_t cols) {
+FLAMBEAU_INLINE void panel_product(index_t k, const T* a, index_t lda, const T* panel,
+                                   typename Vec<T>::type (&acc)[R][2]) {
   using V = typename Vec<T>::type;
   using U = typename Vec<T>::unaligned;
   constexpr index_t L = kLanes<T>;
-  V acc[R][2];
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = V{};
   for (index_t p = 0; p < k; ++p) {
     const V b0 = *reinterpret_cast<const U*>(panel + p * 2 * L);
@@ -101,6 +100,17 @@ FLAMBEAU_INLINE void tile(index_t k, const T* a, index_t lda, const T* panel, co
       acc[r][1] += s * b1;
     }
   }
+}
+
+// Rows [0, R) of C's columns [0, cols) for one panel: C = D + A @ panel (D may be C, or null for 0).
+template <class T, int R>
+FLAMBEAU_INLINE void tile(index_t k, const T* a, index_t lda, const T* panel, const T* d, T* c, index_t ldc,
+                          index_t cols) {
+  using V = typename Vec<T>::type;
+  using U = typename Vec<T>::unaligned;
+  constexpr index_t L = kLanes<T>;
+  V acc[R][2];
+  panel_product<T, R>(k, a, lda, panel, acc);
   if (cols == 2 * L) {
     for (int r = 0; r < R; ++r) {
       V o0 = acc[r][0], o1 = acc[r][1];

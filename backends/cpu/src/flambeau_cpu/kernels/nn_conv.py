@@ -1,5 +1,10 @@
 """CPU kernels of flambeau-nn's convolution ops (``nn_convolution``, ``nn_convolution_backward``).
 
+Convolutions with groups of 1 run on csrc/nn_conv_packed.cpp: each sample's windows are packed
+straight into the panels of the backend's own product (csrc/conv_gemm.h), in the cache, and the
+forward writes NCHW directly; a batch of small outputs is packed at once (:func:`_batched`).
+Grouped and transposed convolutions, and the cases :func:`_packed` turns down, take the path below.
+
 im2col/col2im run in C++ (csrc/nn_conv.cpp, threads over the planes); the products are numpy's
 matmul on its BLAS, which runs on the same thread pool. The columns are laid out ``(C * K, N * L)``
 (``K`` kernel elements, ``L`` positions of the small side: a convolution's output, a transposed
@@ -104,6 +109,11 @@ def _work_dtype(a: np.ndarray) -> np.dtype:
     return a.dtype if a.dtype in (_F32, _F64) else _F32
 
 
+def _target(out: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """``out`` itself where a kernel can write it (C-contiguous, working dtype), else a fresh array."""
+    return out if out.dtype == dt and out.flags.c_contiguous else np.empty(out.shape, dtype=dt)
+
+
 def _store(out: np.ndarray, value: np.ndarray) -> None:
     """``out[...] = value`` (same size, maybe another shape), without a copy of a strided ``value``."""
     if value.shape != out.shape and out.flags.c_contiguous:
@@ -156,12 +166,47 @@ def _convolve_into(g: _Geo, x: np.ndarray, w: np.ndarray, bias: np.ndarray | Non
         out4 += np.asarray(bias, dtype=out.dtype).reshape(g.groups, -1, 1)
 
 
+#: The most bytes of packed columns for which a forward that the per-sample kernels do not take
+#: (outputs of a few positions, or fewer samples than threads) packs the whole batch's columns at once
+#: (``_C.nn_conv_forward_packed``'s batched form: the threads split the output channels).
+_BATCHED_BYTES = 2 << 20
+
+
+def _packed(g: _Geo, x: np.ndarray, w: np.ndarray) -> bool:
+    """Whether csrc/nn_conv_packed.cpp's per-sample kernels take this convolution (else im2col + BLAS).
+
+    They run one product per sample, with a thread per sample: for groups of 1, a batch of at least
+    one sample per thread, and outputs whose positions fill their panels of 16 floats (8 doubles) at
+    least 4/5 full (a ResNet's 2x2 maps would waste 3/4 of every product).
+    """
+    if g.transposed or g.groups != 1 or x.size == 0 or w.size == 0 or not hasattr(_C, "nn_conv_forward_packed"):
+        return False
+    width = 64 // x.dtype.itemsize
+    return -(-g.ll // width) * width * 4 <= 5 * g.ll and g.n >= _C.get_num_threads()
+
+
+def _batched(g: _Geo, x: np.ndarray, w: np.ndarray) -> bool:
+    """Whether the forward can pack the whole batch's columns at once (a ResNet's 2x2 late layers)."""
+    if g.transposed or g.groups != 1 or x.size == 0 or w.size == 0 or not hasattr(_C, "nn_conv_forward_packed"):
+        return False
+    return g.n * g.ll * w[0].size * x.dtype.itemsize <= _BATCHED_BYTES
+
+
 def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
     if out.size == 0:
         return
     g = _Geo(input, weight, stride, padding, dilation, transposed, output_padding, groups)
     dt = _work_dtype(input)
     x, w = _work(input, dt), _work(weight, dt)
+    per_sample = _packed(g, x, w)
+    batched = not per_sample and _batched(g, x, w)
+    if per_sample or batched:
+        target = _target(out, dt)
+        _C.nn_conv_forward_packed(x, w.reshape(w.shape[0], -1), _work(bias, dt), target, batched, g.n,
+                                  g.in_channels, g.out_channels, *g._c_args())
+        if target is not out:
+            _store(out, target)
+        return
     if x.size == 0 or w.size == 0:  # no channels to sum over: the bias alone
         res = np.zeros(out.shape, dtype=dt)
     elif (not g.transposed and (g.ll >= _DIRECT_OUT_POSITIONS or g.pointwise()) and out.dtype == dt
@@ -197,7 +242,19 @@ def nn_convolution_backward(grad_out, input, weight, stride, padding, dilation, 
         return
     wg = g.grouped(w)
     g_rows = None
-    if not g.transposed:
+    if _packed(g, x, w) and (output_mask[0] or output_mask[1]):
+        geo = (g.n, g.in_channels, g.out_channels, *g._c_args())
+        if output_mask[0]:
+            gi = _target(gi_out, dt)
+            _C.nn_conv_input_grad_packed(go, np.ascontiguousarray(w.reshape(w.shape[0], -1).T), gi, *geo)
+            if gi is not gi_out:
+                _store(gi_out, gi)
+        if output_mask[1]:
+            gw = _target(gw_out, dt)
+            _C.nn_conv_weight_grad_packed(go, x, gw, *geo)
+            if gw is not gw_out:
+                _store(gw_out, gw)
+    elif not g.transposed:
         g_rows = g.channels_first(go)  # (G, Og, N*L)
         if output_mask[0]:
             _store(gi_out, g.col2im(np.matmul(wg.transpose(0, 2, 1), g_rows), g.in_channels))
