@@ -13,7 +13,6 @@
 
 #include "common.h"
 #include "packed_gemm.h"
-#include "vecmath_avx512.h"
 
 namespace flambeau {
 namespace conv_gemm {
@@ -116,68 +115,6 @@ FLAMBEAU_CLONES void multiply_generic(index_t m, index_t n, index_t k, const T* 
 
 
 #ifdef FLAMBEAU_HAVE_AVX512
-// The AVX-512 form: a panel's W columns are one 512-bit register, so a tile is 12 rows by one panel,
-// twelve accumulators, and each multiply-add takes its row's element of A as an embedded broadcast
-// (one instruction where the 256-bit tile needs a broadcast and two multiply-adds). On Zen 4, whose
-// units are 256 bits wide, this halves the instructions per multiply-add; the 256-bit tile's were
-// enough to keep it below the FMA units' peak.
-template <class T>
-struct Zmm;
-template <>
-struct Zmm<float> {
-  using V = __m512;
-  static FLAMBEAU_AVX512_INLINE V zero() { return _mm512_setzero_ps(); }
-  static FLAMBEAU_AVX512_INLINE V load(const float* p) { return _mm512_loadu_ps(p); }
-  static FLAMBEAU_AVX512_INLINE void store(float* p, V v) { _mm512_storeu_ps(p, v); }
-  static FLAMBEAU_AVX512_INLINE V fma(float s, V b, V acc) { return _mm512_fmadd_ps(_mm512_set1_ps(s), b, acc); }
-  static FLAMBEAU_AVX512_INLINE V add(V a, V b) { return _mm512_add_ps(a, b); }
-  static FLAMBEAU_AVX512_INLINE V splat(float s) { return _mm512_set1_ps(s); }
-};
-template <>
-struct Zmm<double> {
-  using V = __m512d;
-  static FLAMBEAU_AVX512_INLINE V zero() { return _mm512_setzero_pd(); }
-  static FLAMBEAU_AVX512_INLINE V load(const double* p) { return _mm512_loadu_pd(p); }
-  static FLAMBEAU_AVX512_INLINE void store(double* p, V v) { _mm512_storeu_pd(p, v); }
-  static FLAMBEAU_AVX512_INLINE V fma(double s, V b, V acc) { return _mm512_fmadd_pd(_mm512_set1_pd(s), b, acc); }
-  static FLAMBEAU_AVX512_INLINE V add(V a, V b) { return _mm512_add_pd(a, b); }
-  static FLAMBEAU_AVX512_INLINE V splat(double s) { return _mm512_set1_pd(s); }
-};
-
-constexpr int kZmmRows = 12;
-
-template <class T, int R>
-FLAMBEAU_AVX512_INLINE void tile512(index_t k, const T* a, index_t lda, const T* panel, T* c, index_t ldc,
-                                    index_t cols, bool accumulate, const T* row_add) {
-  using Z = Zmm<T>;
-  constexpr index_t W = kPanel<T>;
-  typename Z::V acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = Z::zero();
-  for (index_t p = 0; p < k; ++p) {
-    const typename Z::V b = Z::load(panel + p * W);
-    for (int r = 0; r < R; ++r) acc[r] = Z::fma(a[r * lda + p], b, acc[r]);
-  }
-  if (row_add != nullptr)
-    for (int r = 0; r < R; ++r) acc[r] = Z::add(acc[r], Z::splat(row_add[r]));
-  if (cols == W) {
-    for (int r = 0; r < R; ++r) Z::store(c + r * ldc, accumulate ? Z::add(Z::load(c + r * ldc), acc[r]) : acc[r]);
-    return;
-  }
-  alignas(64) T tmp[W];
-  for (int r = 0; r < R; ++r) {  // a partial panel: only its real columns exist in C
-    Z::store(tmp, acc[r]);
-    for (index_t j = 0; j < cols; ++j) c[r * ldc + j] = accumulate ? c[r * ldc + j] + tmp[j] : tmp[j];
-  }
-}
-
-template <class T, int R>
-FLAMBEAU_AVX512_INLINE void rows512(int rows, index_t k, const T* a, index_t lda, const T* b, T* c, index_t ldc,
-                                    index_t cols, bool acc, const T* ra) {
-  if constexpr (R > 1) {
-    if (rows < R) return rows512<T, R - 1>(rows, k, a, lda, b, c, ldc, cols, acc, ra);
-  }
-  tile512<T, R>(k, a, lda, b, c, ldc, cols, acc, ra);
-}
 
 // multiply_generic's loops around the 12-row tile.
 template <class T>
@@ -192,12 +129,13 @@ FLAMBEAU_AVX512 void multiply512(index_t m, index_t n, index_t k, const T* a, in
     const T* add = kb + kl == k ? row_add : nullptr;
     for (index_t q0 = 0; q0 < panels; q0 += kNc) {
       const index_t q1 = std::min(panels, q0 + kNc);
-      for (index_t r = 0; r < m; r += kZmmRows) {
-        const int rows = static_cast<int>(std::min<index_t>(kZmmRows, m - r));
+      for (index_t r = 0; r < m; r += packed_gemm::kZmmRows) {
+        const int rows = static_cast<int>(std::min<index_t>(packed_gemm::kZmmRows, m - r));
         const T* ra = add != nullptr ? add + r : nullptr;
         for (index_t q = q0; q < q1; ++q)
-          rows512<T, kZmmRows>(rows, kl, a + r * lda + kb, lda, b + q * b_stride + kb * W, c + r * ldc + q * W, ldc,
-                               std::min(W, n - q * W), acc, ra);
+          packed_gemm::rows512<T, packed_gemm::kZmmRows>(rows, kl, a + r * lda + kb, lda, b + q * b_stride + kb * W,
+                                                         acc ? c + r * ldc + q * W : nullptr, c + r * ldc + q * W,
+                                                         ldc, std::min(W, n - q * W), ra);
       }
     }
   }

@@ -122,7 +122,7 @@ FLAMBEAU_AVX512 void add_shifted16(const float* row, const Shifts& s, index_t k,
     float* p = reinterpret_cast<float*>(reinterpret_cast<std::uintptr_t>(plane) +
                                         static_cast<std::uintptr_t>((q * 16 + shift) * 4));
     const __m512 sum = _mm512_add_ps(_mm512_maskz_loadu_ps(m, p), _mm512_maskz_loadu_ps(m, row + q * 16));
-    _mm512_mask_storeu_ps(p, m, sum);
+    avx512::store16(p, m, sum);
   }
 }
 FLAMBEAU_AVX512 void add_shifted8(const double* row, const Shifts& s, index_t k, double* plane) {
@@ -133,7 +133,7 @@ FLAMBEAU_AVX512 void add_shifted8(const double* row, const Shifts& s, index_t k,
     double* p = reinterpret_cast<double*>(reinterpret_cast<std::uintptr_t>(plane) +
                                           static_cast<std::uintptr_t>((q * 8 + shift) * 8));
     const __m512d sum = _mm512_add_pd(_mm512_maskz_loadu_pd(m, p), _mm512_maskz_loadu_pd(m, row + q * 8));
-    _mm512_mask_storeu_pd(p, m, sum);
+    avx512::store8(p, m, sum);
   }
 }
 #endif

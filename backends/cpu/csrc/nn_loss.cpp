@@ -83,7 +83,7 @@ FLAMBEAU_AVX512 void grad_row_avx512(const float* x, const float* w, float* g, i
       v = _mm512_fmsub_ps(e, av, _mm512_mul_ps(sv, _mm512_maskz_loadu_ps(mask, w + j)));
     else
       v = _mm512_fmsub_ps(e, av, sv);
-    _mm512_mask_storeu_ps(g + j, mask, v);
+    avx512::store16(g + j, mask, v);
   }
 }
 #endif

@@ -93,12 +93,12 @@ FLAMBEAU_AVX512 void lstm_rows_avx512(const float* gates, const float* cx, float
       const __m512 g = tanh16(_mm512_maskz_loadu_ps(m, gi + 2 * h + k));
       const __m512 o = sigm16(_mm512_maskz_loadu_ps(m, gi + 3 * h + k));
       const __m512 c = _mm512_fmadd_ps(f, _mm512_maskz_loadu_ps(m, c0 + k), _mm512_mul_ps(i, g));
-      _mm512_mask_storeu_ps(wi + k, m, i);
-      _mm512_mask_storeu_ps(wi + h + k, m, f);
-      _mm512_mask_storeu_ps(wi + 2 * h + k, m, g);
-      _mm512_mask_storeu_ps(wi + 3 * h + k, m, o);
-      _mm512_mask_storeu_ps(c1 + k, m, c);
-      _mm512_mask_storeu_ps(h1 + k, m, _mm512_mul_ps(o, tanh16(c)));
+      avx512::store16(wi + k, m, i);
+      avx512::store16(wi + h + k, m, f);
+      avx512::store16(wi + 2 * h + k, m, g);
+      avx512::store16(wi + 3 * h + k, m, o);
+      avx512::store16(c1 + k, m, c);
+      avx512::store16(h1 + k, m, _mm512_mul_ps(o, tanh16(c)));
     }
   }
 }

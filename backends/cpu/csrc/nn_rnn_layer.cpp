@@ -125,9 +125,52 @@ void copy_units(T* dst, const T* src, index_t rows, index_t h, index_t u0, index
   for (index_t r = 0; r < rows; ++r) std::memcpy(dst + r * h + u0, src + r * h + u0, (u1 - u0) * sizeof(T));
 }
 
+// The LSTM's threads split the batch's sequences instead where each gets at least kRowsPerThread of
+// them: a sequence's states depend only on its own earlier states, so each thread runs every step for
+// its rows without waiting for the other (no barrier per step, which on a shared machine waits for
+// whichever thread the host delayed), against a product of fewer rows. Below it, the unit split.
+constexpr index_t kRowsPerThread = 8;
+
+template <class T>
+int row_team(index_t batch, index_t h) {
+  const index_t work = batch * 4 * h * (std::max<index_t>(h, 1) / 8 + 4);
+  const int team = static_cast<int>(std::min<index_t>(threads_for(work), batch / kRowsPerThread));
+  return team >= 2 ? team : 0;
+}
+
+// lstm_forward with sequences [r0, r1) on each thread: w^T (H, 4H) packed once and read by all.
+template <class T>
+void lstm_forward_by_rows(int team, const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* c0,
+                          const T* w, T* out, T* hn, T* cn, T* work, T* cells) {
+  const auto wt = packed_gemm::pack(w, h, 4 * h, 1, h);
+  parallel_team(team, [&](int tid, int nt) {
+    index_t r0 = 0, r1 = 0;
+    split_range(batch, tid, nt, r0, r1);
+    if (r1 <= r0) return;
+    // the running states of this thread's sequences, and one step's gates for them
+    std::vector<T> hs(h0 + r0 * h, h0 + r1 * h), cs(c0 + r0 * h, c0 + r1 * h);
+    std::vector<T> gates(static_cast<std::size_t>((r1 - r0) * 4 * h));
+    for (index_t i = 0; i < s.count(); ++i) {
+      const index_t t = s.at(i), off = s.offsets[t] + r0, m = std::min(s.sizes[t], r1) - r0;
+      if (m <= 0) continue;  // none of these sequences runs at step t: they keep their states
+      packed_gemm::panels(wt, 0, wt.panels, m, hs.data(), h, x + off * 4 * h, gates.data(), 4 * h);
+      rnn_cells::lstm_rows_any(gates.data(), cs.data(), out + off * h, cells + off * h, work + off * 4 * h, 0, m, h,
+                               index_t(0), h);
+      copy_rows(hs.data(), out + off * h, m, h);
+      copy_rows(cs.data(), cells + off * h, m, h);
+    }
+    copy_rows(hn + r0 * h, hs.data(), r1 - r0, h);
+    copy_rows(cn + r0 * h, cs.data(), r1 - r0, h);
+  });
+}
+
 template <class T>
 void lstm_forward(const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* c0, const T* w, T* out,
                   T* hn, T* cn, T* work, T* cells) {
+  if (const int rows_team = row_team<T>(batch, h)) {
+    lstm_forward_by_rows(rows_team, s, batch, h, x, h0, c0, w, out, hn, cn, work, cells);
+    return;
+  }
   constexpr index_t W = packed_gemm::kPanel<T>;
   const index_t state = batch * h, chunks = (h + W - 1) / W;
   std::vector<T> hs(static_cast<std::size_t>(2 * state));  // the running hidden states, double-buffered
@@ -167,10 +210,58 @@ void lstm_forward(const Steps& s, index_t batch, index_t h, const T* x, const T*
   });
 }
 
+// lstm_backward with sequences [r0, r1) on each thread (see lstm_forward_by_rows): the cells' backward
+// and dh = grad_gates w for its rows at every step, no barrier; w (4H, H) packed once.
+template <class T>
+void lstm_backward_by_rows(int team, FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* gout,
+                           const T* ghn, const T* gcn, const T* h0, const T* c0, const T* w, const T* out,
+                           const T* work, const T* cells, T* gx, T* gh0, T* gc0, T* gw) {
+  const auto wp = packed_gemm::pack(w, 4 * h, h, h, 1);
+  std::vector<T> hprev(static_cast<std::size_t>(s.rows * h));  // each step's previous hidden states
+  parallel_team(team, [&](int tid, int nt) {
+    index_t r0 = 0, r1 = 0;
+    split_range(batch, tid, nt, r0, r1);
+    if (r1 > r0) {
+      std::vector<T> dh(static_cast<std::size_t>((r1 - r0) * h), T(0)), dc(dh.size(), T(0));
+      if (ghn != nullptr) std::copy(ghn + r0 * h, ghn + r1 * h, dh.begin());
+      if (gcn != nullptr) std::copy(gcn + r0 * h, gcn + r1 * h, dc.begin());
+      for (index_t i = s.count() - 1; i >= 0; --i) {
+        const index_t t = s.at(i), off = s.offsets[t] + r0, m = std::min(s.sizes[t], r1) - r0;
+        if (m <= 0) continue;
+        T* dg = gx + off * 4 * h;
+        if (gout != nullptr) {
+          const T* g = gout + off * h;
+          for (index_t e = 0; e < m * h; ++e) dh[e] += g[e];
+        }
+        // the cell states before step t: the previous step's rows where it ran, else the initial ones
+        const index_t prev = s.before(t), pbs = prev >= 0 ? std::min(s.sizes[prev], s.sizes[t]) : 0;
+        const index_t ran = std::clamp<index_t>(pbs - r0, 0, m);
+        if (ran > 0)
+          rnn_cells::lstm_backward_rows(dh.data(), dc.data(), cells + (s.offsets[prev] + r0) * h, cells + off * h,
+                                        work + off * 4 * h, dg, dc.data(), 0, ran, h, index_t(0), h);
+        if (m > ran)
+          rnn_cells::lstm_backward_rows(dh.data(), dc.data(), c0 + r0 * h, cells + off * h, work + off * 4 * h, dg,
+                                        dc.data(), ran, m, h, index_t(0), h);
+        packed_gemm::panels(wp, 0, wp.panels, m, dg, 4 * h, static_cast<const T*>(nullptr), dh.data(), h);
+      }
+      copy_rows(gh0 + r0 * h, dh.data(), r1 - r0, h);
+      copy_rows(gc0 + r0 * h, dc.data(), r1 - r0, h);
+    }
+    index_t t0 = 0, t1 = 0;  // the states before each step, for the weight's gradient (inputs only: no wait)
+    split_range(s.count(), tid, nt, t0, t1);
+    for (index_t t = t0; t < t1; ++t) states_before(s, t, out, h0, h, hprev.data() + s.offsets[t] * h);
+  });
+  gemm_rows<T>(gemm, true, false, 4 * h, h, s.rows, T(1), gx, 4 * h, hprev.data(), h, T(0), gw, h);
+}
+
 template <class T>
 void lstm_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* gout, const T* ghn,
                    const T* gcn, const T* h0, const T* c0, const T* w, const T* out, const T* work, const T* cells,
                    T* gx, T* gh0, T* gc0, T* gw) {
+  if (const int rows_team = row_team<T>(batch, h)) {
+    lstm_backward_by_rows(rows_team, gemm, s, batch, h, gout, ghn, gcn, h0, c0, w, out, work, cells, gx, gh0, gc0, gw);
+    return;
+  }
   constexpr index_t W = packed_gemm::kPanel<T>;
   const index_t state = batch * h, chunks = (h + W - 1) / W;
   std::vector<T> dh(static_cast<std::size_t>(state), T(0)), dc(static_cast<std::size_t>(state), T(0));

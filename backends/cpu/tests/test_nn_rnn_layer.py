@@ -269,8 +269,8 @@ def test_rnn_layer_checks_sizes():
 
 
 def test_lstm_layer_large_enough_to_split_across_threads():
-    """(64, 128) @ (128, 512) step products: the packed product's panels and the cells' rows are split
-    across the team (2 threads where the machine has them); the result must not depend on the split."""
+    """(64, 128) @ (128, 512) step products: the sequences are split across the team (2 threads where
+    the machine has them); the result must not depend on the split."""
     import flambeau as fb
 
     before = fb.get_num_threads()
@@ -298,10 +298,11 @@ def test_lstm_layer_large_enough_to_split_across_threads():
 @pytest.mark.parametrize("sizes,reverse", [((24, 24, 24), False), ((24, 20, 9, 9, 2), False),
                                            ((24, 20, 9, 9, 2), True)])
 def test_lstm_layer_same_result_for_any_team(dtype, sizes, reverse):
-    """The LSTM's threads each own a share of the hidden units for the whole sequence (whole panels: 72
-    units are 5 float32 / 9 float64 panels, the last partial, so 2 and 3 threads split them unevenly).
-    Every element is computed by the same code whichever thread owns it, so the step loops' results are
-    bitwise those of one thread; the weight's gradient is one BLAS product, compared with a tolerance."""
+    """One thread runs the unit split's loops; 2 and 3 threads split the 24 sequences (12 or 8 rows each,
+    uneven steps where the packed sizes end inside a thread's rows). Every element is summed in the same
+    order whichever thread computes it and through whichever packing of the weight, so the step loops'
+    results are bitwise those of one thread; the weight's gradient is one BLAS product, compared with a
+    tolerance."""
     import flambeau as fb
 
     batch, hidden = 24, 72
@@ -333,3 +334,35 @@ def test_lstm_layer_same_result_for_any_team(dtype, sizes, reverse):
         for got, want in zip(res + grads[:3], res1 + grads1[:3]):
             np.testing.assert_array_equal(got, want)
         np.testing.assert_allclose(grads[3], grads1[3], **TOL[dtype])
+
+
+@pytest.mark.parametrize("sizes,reverse", [((17, 17, 17), False), ((17, 16, 9, 8, 8, 1), False),
+                                           ((17, 16, 9, 8, 8, 1), True)])
+def test_lstm_layer_unit_split_matches_row_split(sizes, reverse):
+    """17 sequences on 2 threads split the rows (8 and 9); with 15 the threads split the hidden units
+    instead (7 rows each would be under the row split's least). Both splits give one thread's bits."""
+    import flambeau as fb
+
+    hidden = 40
+    rng = np.random.default_rng(5)
+    before = fb.get_num_threads()
+    try:
+        for batch in (17, 15):
+            sz = tuple(min(s, batch) for s in sizes)
+            n, x, h0, c0, w = _data(rng, batch, hidden, sz, 4, np.float32)
+            gout = rng.standard_normal((n, hidden)).astype(np.float32)
+            ghn, gcn = rng.standard_normal((2, batch, hidden)).astype(np.float32)
+            runs = []
+            for threads in (1, 2):
+                fb.set_num_threads(threads)
+                res = [np.full(s, np.nan, np.float32) for s in ((n, hidden), (batch, hidden), (batch, hidden),
+                                                                (n, 4 * hidden), (n, hidden))]
+                K.nn_lstm_layer(x, h0, c0, w, sz, reverse, res)
+                grads = [np.full(s, np.nan, np.float32) for s in ((n, 4 * hidden), (batch, hidden), (batch, hidden),
+                                                                  (4 * hidden, hidden))]
+                K.nn_lstm_layer_backward(gout, ghn, gcn, h0, c0, w, res[0], res[3], res[4], sz, reverse, grads)
+                runs.append(res + grads[:3])
+            for got, want in zip(runs[1], runs[0]):
+                np.testing.assert_array_equal(got, want)
+    finally:
+        fb.set_num_threads(before)
