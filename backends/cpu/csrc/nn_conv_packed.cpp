@@ -70,19 +70,20 @@ int sample_threads(index_t batch, index_t macs) {
   return static_cast<int>(std::min<index_t>(threads_for(macs / 8), batch));
 }
 
-// Channel c's K rows of columns from its plane: row k's chunk q (W positions, zero past L) at
-// dst + k * row_step + q * chunk_step: shifted or gathered where the geometry allows, else through
-// im2col_plane (into `rows`, K rows of lp, unless the chunks are already contiguous rows).
+// Channel c's K rows of columns from its plane, chunks [q0, q1): row k's chunk q (W positions, zero
+// past L) at dst + k * row_step + (q - q0) * chunk_step: shifted or gathered where the geometry allows,
+// else through im2col_plane (into `rows`, K rows of lp, unless the chunks are already contiguous rows),
+// which makes whole rows only (q0 = 0, q1 = panels).
 template <class T>
 void channel_rows(const T* plane, const Sizes& s, const Offset* offs, T* dst, index_t row_step, index_t chunk_step,
-                  T* rows) {
+                  T* rows, index_t q0, index_t q1) {
   constexpr index_t W = kPanel<T>;
   if (s.shifts.usable) {
-    for (index_t k = 0; k < s.k; ++k) copy_shifted_any(plane, s.shifts, k, dst + k * row_step, chunk_step);
+    for (index_t k = 0; k < s.k; ++k) copy_shifted_any(plane, s.shifts, k, dst + k * row_step, chunk_step, q0, q1);
     return;
   }
   if (s.gathers.usable) {
-    for (index_t k = 0; k < s.k; ++k) copy_gathered_any(plane, s.gathers, k, dst + k * row_step, chunk_step);
+    for (index_t k = 0; k < s.k; ++k) copy_gathered_any(plane, s.gathers, k, dst + k * row_step, chunk_step, q0, q1);
     return;
   }
   if (chunk_step == W) {  // rows: positions [0, L) of each (the callers read no further)
@@ -101,14 +102,19 @@ void channel_rows(const T* plane, const Sizes& s, const Offset* offs, T* dst, in
   }
 }
 
-// Sample n's columns (CK, L) packed as panels of W positions: panel q's row r at q * CK * W + r * W.
+// Panels [q0, q1) of sample n's columns (CK, L) (panel q's row r at (q - q0) * CK * W + r * W).
 template <class T>
-void pack_columns(const T* x, const Sizes& s, const Offset* offs, T* rows, T* packed) {
+void pack_columns(const T* x, const Sizes& s, const Offset* offs, T* rows, T* packed, index_t q0, index_t q1) {
   constexpr index_t W = kPanel<T>;
   const index_t plane = s.g.plane_big();
   for (index_t c = 0; c < s.channels; ++c)
-    channel_rows(x + c * plane, s, offs, packed + c * s.k * W, W, s.ck * W, rows);
+    channel_rows(x + c * plane, s, offs, packed + c * s.k * W, W, s.ck * W, rows, q0, q1);
 }
+
+// The most panels of one sample's columns packed and multiplied at a time (512 positions), where the
+// windows can be copied by chunks: a block's columns stay in L2 for its product, where a large image's
+// would not (64 channels of 224x224 pack into 115 MB).
+constexpr index_t kBlockPanels = 32;
 
 template <class T>
 void forward(const T* x, const T* w, const T* bias, T* out, const Sizes& s, const Offset* offs) {
@@ -118,11 +124,16 @@ void forward(const T* x, const T* w, const T* bias, T* out, const Sizes& s, cons
     index_t first = 0, last = 0;
     split_range(s.batch, thread, team, first, last);
     if (first >= last) return;
-    std::vector<T> rows(static_cast<std::size_t>(s.k * s.lp)), packed(static_cast<std::size_t>(s.panels * s.ck * W));
+    const index_t block = s.shifts.usable || s.gathers.usable ? std::min(s.panels, kBlockPanels) : s.panels;
+    std::vector<T> rows(static_cast<std::size_t>(block == s.panels ? s.k * s.lp : 0));
+    std::vector<T> packed(static_cast<std::size_t>(block * s.ck * W));
     for (index_t n = first; n < last; ++n) {
-      pack_columns(x + n * s.channels * s.g.plane_big(), s, offs, rows.data(), packed.data());
-      multiply(s.out_channels, s.l, s.ck, w, s.ck, packed.data(), s.ck * W, out + n * s.out_channels * s.l, s.l,
-               false, bias);
+      for (index_t q0 = 0; q0 < s.panels; q0 += block) {
+        const index_t q1 = std::min(s.panels, q0 + block), cols = std::min(s.l, q1 * W) - q0 * W;
+        pack_columns(x + n * s.channels * s.g.plane_big(), s, offs, rows.data(), packed.data(), q0, q1);
+        multiply(s.out_channels, cols, s.ck, w, s.ck, static_cast<const T*>(packed.data()), s.ck * W,
+                 out + n * s.out_channels * s.l + q0 * W, s.l, false, bias);
+      }
     }
   });
 }
@@ -145,7 +156,8 @@ void forward_batched(const T* x, const T* w, const T* bias, T* out, const Sizes&
     std::vector<T> rows(static_cast<std::size_t>(s.k * s.lp));
     for (index_t n = first; n < last; ++n) {
       for (index_t c = 0; c < s.channels; ++c) {
-        channel_rows(x + (n * s.channels + c) * plane, s, offs, rows.data(), s.lp, W, static_cast<T*>(nullptr));
+        channel_rows(x + (n * s.channels + c) * plane, s, offs, rows.data(), s.lp, W, static_cast<T*>(nullptr),
+                     index_t(0), s.panels);
         for (index_t k = 0; k < s.k; ++k) {
           const T* src = rows.data() + k * s.lp;
           T* dst = packed.data() + (c * s.k + k) * W;
@@ -230,7 +242,8 @@ void weight_grad(const T* g, const T* x, T* gw, const Sizes& s, const Offset* of
     for (index_t n = first; n < last; ++n) {
       const T* xn = x + n * s.channels * plane;
       for (index_t c = 0; c < s.channels; ++c)
-        channel_rows(xn + c * plane, s, offs, cols.data() + c * s.k * s.lp, s.lp, W, static_cast<T*>(nullptr));
+        channel_rows(xn + c * plane, s, offs, cols.data() + c * s.k * s.lp, s.lp, W, static_cast<T*>(nullptr),
+                     index_t(0), s.panels);
       const T* gn = g + n * o_n * s.l;
       for (index_t o = 0; o < o_n; ++o) {  // g[n]^T (L, O) as panels of W channels (the padding stays 0)
         T* dst = packed.data() + (o / W) * s.l * W + o % W;

@@ -109,6 +109,8 @@ def test_packed_kernels_match_reference_windows(k, n, c, o, dtype, bias, batched
     ((3, 40, 5, 7), 25, (3, 3), (2, 1), (1, 0)),     # k = 360, strided: gathered, two tiles and a rest
     ((2, 70, 4, 4), 13, (2, 2), (1, 1), (0, 0)),     # k = 280 over 9 positions
     ((2, 3, 33, 33), 8, (7, 7), (2, 2), (3, 3)),     # a ResNet stem: 289 positions, partial last panel
+    ((2, 3, 41, 40), 7, (3, 3), (1, 1), (1, 1)),     # 1640 positions: four blocks of 512, shifted
+    ((2, 2, 71, 70), 5, (3, 3), (2, 2), (1, 1)),     # 1260 positions: three blocks, gathered
 ])
 def test_packed_kernels_long_sums_and_many_tiles(case, dtype, avx, paths):
     xs, o, kernel, stride, pad = case
