@@ -10,6 +10,7 @@
 #include "common.h"
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstdint>
 #include <mutex>
 #include <set>
@@ -78,6 +79,7 @@ void run_blas_jobs(int /*sync*/, DoJob dojob, int numjobs, std::size_t elsize, v
 
 using SetCallback = void (*)(decltype(&run_blas_jobs));
 
+
 // The libraries already given the callback (by path), so that each is found and set once.
 std::set<std::string> g_shared;
 
@@ -95,6 +97,28 @@ int collect_paths(struct dl_phdr_info* info, std::size_t, void* paths) {
     static_cast<std::vector<std::string>*>(paths)->push_back(info->dlpi_name);
   }
   return 0;
+}
+
+using NoArgs = int (*)();
+
+// OpenBLAS's parallel LU (getrf_parallel, behind numpy's and scipy's solve, inv, det, lu_factor) still
+// hands jobs to OpenBLAS's own workers (exec_blas_async, the one path the callback does not cover),
+// and each worker then spins, calling sched_yield, for 2**28 cycles (~0.1 s) before it sleeps. On 2
+// cores that spinner took a core from everything after it: a user's own np.linalg.solve of 1500x1500
+// after `import flambeau` ran 1.7-1.9x its time without flambeau, and a matmul right after it 2x
+// (docs/performance.md). So each library is told, as OPENBLAS_THREAD_TIMEOUT=4 would at its load, to
+// let its workers sleep at once (2**4 cycles): the setting is read again (openblas_read_env, with the
+// variable set for that call only, so child processes do not inherit it) and the pool is shut down
+// (blas_thread_shutdown_, idle here), to start again with it at its next use. A timeout the user set
+// is left alone. Libraries without these exported functions keep their spinning workers.
+void quiet_own_workers(void* handle) {
+  auto read_env = reinterpret_cast<void (*)()>(dlsym(handle, "openblas_read_env"));
+  auto shutdown = reinterpret_cast<NoArgs>(dlsym(handle, "blas_thread_shutdown_"));
+  if (read_env == nullptr || shutdown == nullptr || std::getenv("OPENBLAS_THREAD_TIMEOUT") != nullptr) return;
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+  read_env();  // every OPENBLAS_* setting again: the others read as they were at the library's load
+  unsetenv("OPENBLAS_THREAD_TIMEOUT");
+  shutdown();
 }
 #endif
 
@@ -125,6 +149,10 @@ std::vector<std::string> share_blas_pools() {
     const std::string owner = dladdr(setter, &where) != 0 && where.dli_fname ? where.dli_fname : path;
     if (g_shared.insert(owner).second) {
       reinterpret_cast<SetCallback>(setter)(&run_blas_jobs);
+      if (void* lib = dlopen(owner.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {  // its own functions, not a dependency's
+        quiet_own_workers(lib);
+        dlclose(lib);
+      }
       added.push_back(owner);
     }
     // The reference is kept, so that the library holding our callback is never unloaded and reloaded

@@ -18,7 +18,11 @@ One routine does not fit: OpenBLAS's parallel LU (getrf, behind det, slogdet, in
 hands part of its jobs to its own pool (exec_blas_async, which the callback does not cover) and the
 rest to the callback, and the jobs wait for each other. With both pools awake on 2 cores each wait
 lasts until the scheduler rotates: a 128x128 inverse took 21 ms instead of 0.7 ms on one thread, a
-400x400 one 48 ms (PyTorch: 4.5 ms). :func:`one_blas_thread` runs such calls on one thread.
+400x400 one 48 ms (PyTorch: 4.5 ms). :func:`one_blas_thread` runs such calls on one thread. A user's
+own numpy or scipy LU still wakes OpenBLAS's workers, which then spun for ~0.1 s and took a core from
+whatever ran next; ``_C.share_blas_pools`` therefore also has each library it shares let its workers
+sleep at once (OPENBLAS_THREAD_TIMEOUT=4, read again for that library only; a timeout the user set
+stays).
 """
 from __future__ import annotations
 
