@@ -107,6 +107,12 @@ template <class T>
 void pack_columns(const T* x, const Sizes& s, const Offset* offs, T* rows, T* packed, index_t q0, index_t q1) {
   constexpr index_t W = kPanel<T>;
   const index_t plane = s.g.plane_big();
+  if (s.shifts.usable || s.gathers.usable) {  // panel by panel: its rows written in sequence
+    for (index_t q = q0; q < q1; ++q)
+      for (index_t c = 0; c < s.channels; ++c)
+        column_any(x + c * plane, s.shifts, s.gathers, q, s.k, packed + ((q - q0) * s.ck + c * s.k) * W);
+    return;
+  }
   for (index_t c = 0; c < s.channels; ++c)
     channel_rows(x + c * plane, s, offs, packed + c * s.k * W, W, s.ck * W, rows, q0, q1);
 }
