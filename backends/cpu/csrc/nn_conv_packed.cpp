@@ -37,9 +37,12 @@ struct Sizes {
   Gathers gathers;  // built by the entries that copy windows, where shifts are not usable
 };
 
+// The checked sizes of one call; copies_windows: the call copies windows (forward, weight gradient), so
+// build the gather table where the shifted copies do not apply.
 Sizes sizes(const char* op, index_t batch, index_t channels, index_t out_channels, const std::vector<index_t>& big,
             const std::vector<index_t>& small, const std::vector<index_t>& kernel, const std::vector<index_t>& stride,
-            const std::vector<index_t>& pad, const std::vector<index_t>& dil, index_t width) {
+            const std::vector<index_t>& pad, const std::vector<index_t>& dil, DType dt, bool copies_windows) {
+  const index_t width = dt == DType::f32 ? kPanel<float> : kPanel<double>;
   const Geometry g = geometry(op, big, small, kernel, stride, pad, dil);
   for (index_t v : {batch, channels, out_channels}) {
     if (v < 0 || v > (index_t(1) << 40))
@@ -52,7 +55,9 @@ Sizes sizes(const char* op, index_t batch, index_t channels, index_t out_channel
                                    double(out_channels) * channels * k});
   if (biggest > 1e15) throw py::value_error(std::string(op) + ": sizes too large");
   const index_t panels = (l + width - 1) / width;
-  return Sizes{g, batch, channels, out_channels, k, l, channels * k, panels, panels * width, shifts(g, width)};
+  Sizes s{g, batch, channels, out_channels, k, l, channels * k, panels, panels * width, shifts(g, width), {}};
+  if (copies_windows && !s.shifts.usable) s.gathers = gathers(g, width);
+  return s;
 }
 
 const void* input_ptr(const char* op, const py::object& a, const char* name, DType dt, index_t size) {
@@ -271,6 +276,16 @@ void weight_grad(const T* g, const T* x, T* gw, const Sizes& s, const Offset* of
 
 using Vec3 = std::vector<index_t>;
 
+// fn(T{}) with T the C++ type of dt (float32 or float64, checked by float_dtype).
+template <class Fn>
+void with_float_type(DType dt, Fn&& fn) {
+  if (dt == DType::f32) {
+    fn(float{});
+  } else {
+    fn(double{});
+  }
+}
+
 // x (N, C, *big), weight (O, C * K), bias (O) or None -> out (N, O, *small).
 // batched: forward_batched (the batch's columns packed at once) rather than a product per sample.
 void nn_conv_forward_packed(const py::array& x, const py::array& weight, const py::object& bias, const py::array& out,
@@ -279,24 +294,18 @@ void nn_conv_forward_packed(const py::array& x, const py::array& weight, const p
                             const Vec3& dil) {
   const char* op = "nn_conv_forward_packed";
   const DType dt = float_dtype(op, x);
-  Sizes s = sizes(op, batch, channels, out_channels, big, small, kernel, stride, pad, dil,
-                        dt == DType::f32 ? kPanel<float> : kPanel<double>);
+  const Sizes s = sizes(op, batch, channels, out_channels, big, small, kernel, stride, pad, dil, dt, true);
   const void* px = input_ptr(op, x, "input", dt, batch * channels * s.g.plane_big());
   const void* pw = input_ptr(op, weight, "weight", dt, out_channels * s.ck);
   const void* pb = nn_args::pointer(op, bias, "bias", dt, out_channels, true, false);
   void* po = nn_args::pointer(op, out, "out", dt, batch * out_channels * s.l, false, true);
-  if (!s.shifts.usable) s.gathers = gathers(s.g, dt == DType::f32 ? kPanel<float> : kPanel<double>);
   const std::vector<Offset> offs = offsets(s.g);
   py::gil_scoped_release nogil;
-  if (dt == DType::f32)
-    (batched ? forward_batched<float> : forward<float>)(static_cast<const float*>(px), static_cast<const float*>(pw),
-                                                        static_cast<const float*>(pb), static_cast<float*>(po), s,
-                                                        offs.data());
-  else
-    (batched ? forward_batched<double> : forward<double>)(static_cast<const double*>(px),
-                                                          static_cast<const double*>(pw),
-                                                          static_cast<const double*>(pb), static_cast<double*>(po),
-                                                          s, offs.data());
+  with_float_type(dt, [&](auto zero) {
+    using T = decltype(zero);
+    (batched ? forward_batched<T> : forward<T>)(static_cast<const T*>(px), static_cast<const T*>(pw),
+                                                static_cast<const T*>(pb), static_cast<T*>(po), s, offs.data());
+  });
 }
 
 // grad_out (N, O, *small), weight transposed (C * K, O) -> grad_input (N, C, *big), overwritten.
@@ -306,18 +315,16 @@ void nn_conv_input_grad_packed(const py::array& grad_out, const py::array& weigh
                                const Vec3& dil) {
   const char* op = "nn_conv_input_grad_packed";
   const DType dt = float_dtype(op, grad_out);
-  const Sizes s = sizes(op, batch, channels, out_channels, big, small, kernel, stride, pad, dil,
-                        dt == DType::f32 ? kPanel<float> : kPanel<double>);
+  const Sizes s = sizes(op, batch, channels, out_channels, big, small, kernel, stride, pad, dil, dt, false);
   const void* pg = input_ptr(op, grad_out, "grad_out", dt, batch * out_channels * s.l);
   const void* pw = input_ptr(op, weight_t, "weight_t", dt, s.ck * out_channels);
   void* pi = nn_args::pointer(op, grad_input, "grad_input", dt, batch * channels * s.g.plane_big(), false, true);
   const std::vector<Offset> offs = offsets(s.g);
   py::gil_scoped_release nogil;
-  if (dt == DType::f32)
-    input_grad(static_cast<const float*>(pg), static_cast<const float*>(pw), static_cast<float*>(pi), s, offs.data());
-  else
-    input_grad(static_cast<const double*>(pg), static_cast<const double*>(pw), static_cast<double*>(pi), s,
-               offs.data());
+  with_float_type(dt, [&](auto zero) {
+    using T = decltype(zero);
+    input_grad(static_cast<const T*>(pg), static_cast<const T*>(pw), static_cast<T*>(pi), s, offs.data());
+  });
 }
 
 // grad_out (N, O, *small), x (N, C, *big) -> grad_weight (O, C * K), overwritten.
@@ -327,19 +334,16 @@ void nn_conv_weight_grad_packed(const py::array& grad_out, const py::array& x, c
                                 const Vec3& dil) {
   const char* op = "nn_conv_weight_grad_packed";
   const DType dt = float_dtype(op, grad_out);
-  Sizes s = sizes(op, batch, channels, out_channels, big, small, kernel, stride, pad, dil,
-                        dt == DType::f32 ? kPanel<float> : kPanel<double>);
+  const Sizes s = sizes(op, batch, channels, out_channels, big, small, kernel, stride, pad, dil, dt, true);
   const void* pg = input_ptr(op, grad_out, "grad_out", dt, batch * out_channels * s.l);
   const void* px = input_ptr(op, x, "input", dt, batch * channels * s.g.plane_big());
   void* pw = nn_args::pointer(op, grad_weight, "grad_weight", dt, out_channels * s.ck, false, true);
-  if (!s.shifts.usable) s.gathers = gathers(s.g, dt == DType::f32 ? kPanel<float> : kPanel<double>);
   const std::vector<Offset> offs = offsets(s.g);
   py::gil_scoped_release nogil;
-  if (dt == DType::f32)
-    weight_grad(static_cast<const float*>(pg), static_cast<const float*>(px), static_cast<float*>(pw), s, offs.data());
-  else
-    weight_grad(static_cast<const double*>(pg), static_cast<const double*>(px), static_cast<double*>(pw), s,
-                offs.data());
+  with_float_type(dt, [&](auto zero) {
+    using T = decltype(zero);
+    weight_grad(static_cast<const T*>(pg), static_cast<const T*>(px), static_cast<T*>(pw), s, offs.data());
+  });
 }
 
 // The docstrings' shared tail (string literals: nothing to outlive).
