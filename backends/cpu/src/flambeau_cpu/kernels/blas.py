@@ -109,13 +109,28 @@ def _holds_input(out: np.ndarray, input: np.ndarray, beta: Any) -> bool:
 
 #: Up to this many multiply-adds the fused gemm wins (numpy's three ufunc passes cost more than the
 #: product). Larger products go through numpy's own BLAS (scipy's bundled OpenBLAS runs on the same
-#: OpenMP team, see ``_threads``, but numpy's matmul needs no operand copies).
+#: OpenMP team, see ``_threads``, but numpy's matmul needs no operand copies), unless they add to an
+#: input (beta != 0) and neither operand needs a copy: then the fused gemm saves numpy's separate add,
+#: a single-threaded pass over the result (an LSTM's input projection, (1024, 64) @ (64, 512) + bias:
+#: 0.50 -> 0.39 ms on 2 threads).
 GEMM_MAX_WORK = 48 ** 3
+
+#: BLAS's 32-bit int arguments: the fused gemm takes no dimension at or above this.
+_BLAS_INT = 2 ** 31
+
+
+def _in_place_operand(x: np.ndarray) -> bool:
+    """Whether BLAS can read ``x`` as it is (C or Fortran order: :func:`_fortran_operand` copies nothing)."""
+    return x.flags.c_contiguous or x.flags.f_contiguous
 
 
 def _gemm(out: np.ndarray, input: np.ndarray, a: np.ndarray, b: np.ndarray, beta: Any, alpha: Any) -> bool:
     """``out = beta * input + alpha * a @ b`` as one BLAS gemm; False when the operands don't suit it."""
-    if out.ndim != 2 or a.shape[1] == 0 or out.size * a.shape[1] > GEMM_MAX_WORK:
+    if out.ndim != 2 or a.shape[1] == 0:
+        return False
+    if out.size * a.shape[1] > GEMM_MAX_WORK and (
+            beta == 0 or not (_in_place_operand(a) and _in_place_operand(b))
+            or max(out.shape[0], out.shape[1], a.shape[1]) >= _BLAS_INT):
         return False
     gemm = (_GEMM if _GEMM is not None else _gemms()).get(out.dtype)
     if gemm is None or not out.flags.c_contiguous or out.size == 0 or not _holds_input(out, input, beta):
