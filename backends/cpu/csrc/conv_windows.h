@@ -68,13 +68,12 @@ inline Shifts shifts(const Geometry& g, index_t width) {
   return s;
 }
 
-// Offset k's columns of `plane`, chunks [q0, q1): chunk q (W values, zero where its bit is clear) at
-// dst + (q - q0) * step.
+// Offset k's columns of `plane` as one row of chunks * W values (zero where a bit is clear).
 template <class T, index_t W>
-inline void copy_shifted(const T* plane, const Shifts& s, index_t k, T* dst, index_t step, index_t q0, index_t q1) {
+inline void copy_shifted(const T* plane, const Shifts& s, index_t k, T* dst) {
   const uint16_t* mask = s.mask.data() + k * s.chunks;
   const index_t shift = s.shift[static_cast<std::size_t>(k)];
-  for (index_t q = q0; q < q1; ++q, dst += step) {
+  for (index_t q = 0; q < s.chunks; ++q, dst += W) {
     const unsigned m = mask[q];
     const index_t base = q * W + shift;
     for (index_t j = 0; j < W; ++j) dst[j] = (m >> j) & 1u ? plane[base + j] : T(0);
@@ -96,22 +95,20 @@ inline void add_shifted(const T* row, const Shifts& s, index_t k, T* plane) {
 
 #ifdef FLAMBEAU_HAVE_AVX512
 // The same with masked vector loads and stores; call only when avx512::usable().
-FLAMBEAU_AVX512 void copy_shifted16(const float* plane, const Shifts& s, index_t k, float* dst, index_t step,
-                                    index_t q0, index_t q1) {
+FLAMBEAU_AVX512 void copy_shifted16(const float* plane, const Shifts& s, index_t k, float* dst) {
   const uint16_t* mask = s.mask.data() + k * s.chunks;
   const index_t shift = s.shift[static_cast<std::size_t>(k)];
-  for (index_t q = q0; q < q1; ++q, dst += step) {
+  for (index_t q = 0; q < s.chunks; ++q, dst += 16) {
     // the address of a chunk over the edge lies outside the plane: only its masked-in lanes are read
     const float* src = reinterpret_cast<const float*>(reinterpret_cast<std::uintptr_t>(plane) +
                                                       static_cast<std::uintptr_t>((q * 16 + shift) * 4));
     _mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(static_cast<__mmask16>(mask[q]), src));
   }
 }
-FLAMBEAU_AVX512 void copy_shifted8(const double* plane, const Shifts& s, index_t k, double* dst, index_t step,
-                                   index_t q0, index_t q1) {
+FLAMBEAU_AVX512 void copy_shifted8(const double* plane, const Shifts& s, index_t k, double* dst) {
   const uint16_t* mask = s.mask.data() + k * s.chunks;
   const index_t shift = s.shift[static_cast<std::size_t>(k)];
-  for (index_t q = q0; q < q1; ++q, dst += step) {
+  for (index_t q = 0; q < s.chunks; ++q, dst += 8) {
     const double* src = reinterpret_cast<const double*>(reinterpret_cast<std::uintptr_t>(plane) +
                                                         static_cast<std::uintptr_t>((q * 8 + shift) * 8));
     _mm512_storeu_pd(dst, _mm512_maskz_loadu_pd(static_cast<__mmask8>(mask[q]), src));
@@ -143,15 +140,15 @@ FLAMBEAU_AVX512 void add_shifted8(const double* row, const Shifts& s, index_t k,
 
 // Dispatch: the AVX-512 forms where usable, else the generic loops. W is 16 for float, 8 for double.
 template <class T>
-inline void copy_shifted_any(const T* plane, const Shifts& s, index_t k, T* dst, index_t step, index_t q0, index_t q1) {
+inline void copy_shifted_any(const T* plane, const Shifts& s, index_t k, T* dst) {
 #ifdef FLAMBEAU_HAVE_AVX512
   if (avx512::usable()) {
-    if constexpr (sizeof(T) == 4) copy_shifted16(plane, s, k, dst, step, q0, q1);
-    else copy_shifted8(plane, s, k, dst, step, q0, q1);
+    if constexpr (sizeof(T) == 4) copy_shifted16(plane, s, k, dst);
+    else copy_shifted8(plane, s, k, dst);
     return;
   }
 #endif
-  copy_shifted<T, static_cast<index_t>(64 / sizeof(T))>(plane, s, k, dst, step, q0, q1);
+  copy_shifted<T, static_cast<index_t>(64 / sizeof(T))>(plane, s, k, dst);
 }
 
 template <class T>
@@ -204,28 +201,26 @@ inline Gathers gathers(const Geometry& g, index_t width) {
   return t;
 }
 
-// Offset k's columns of `plane` from the table, chunks [q0, q1): chunk q (W values) at dst + (q - q0) * step.
+// Offset k's columns of `plane` from the table, as one row of chunks * W values.
 template <class T, index_t W>
-inline void copy_gathered(const T* plane, const Gathers& t, index_t k, T* dst, index_t step, index_t q0, index_t q1) {
-  const int32_t* idx = t.table.data() + (k * t.chunks + q0) * W;
-  for (index_t q = q0; q < q1; ++q, dst += step, idx += W)
+inline void copy_gathered(const T* plane, const Gathers& t, index_t k, T* dst) {
+  const int32_t* idx = t.table.data() + k * t.chunks * W;
+  for (index_t q = 0; q < t.chunks; ++q, dst += W, idx += W)
     for (index_t j = 0; j < W; ++j) dst[j] = idx[j] >= 0 ? plane[idx[j]] : T(0);
 }
 
 #ifdef FLAMBEAU_HAVE_AVX512
-FLAMBEAU_AVX512 void copy_gathered16(const float* plane, const Gathers& t, index_t k, float* dst, index_t step,
-                                     index_t q0, index_t q1) {
-  const int32_t* idx = t.table.data() + (k * t.chunks + q0) * 16;
-  for (index_t q = q0; q < q1; ++q, dst += step, idx += 16) {
+FLAMBEAU_AVX512 void copy_gathered16(const float* plane, const Gathers& t, index_t k, float* dst) {
+  const int32_t* idx = t.table.data() + k * t.chunks * 16;
+  for (index_t q = 0; q < t.chunks; ++q, dst += 16, idx += 16) {
     const __m512i i = _mm512_loadu_si512(idx);
     const __mmask16 m = _mm512_cmpge_epi32_mask(i, _mm512_setzero_si512());
     _mm512_storeu_ps(dst, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, i, plane, 4));
   }
 }
-FLAMBEAU_AVX512 void copy_gathered8(const double* plane, const Gathers& t, index_t k, double* dst, index_t step,
-                                    index_t q0, index_t q1) {
-  const int32_t* idx = t.table.data() + (k * t.chunks + q0) * 8;
-  for (index_t q = q0; q < q1; ++q, dst += step, idx += 8) {
+FLAMBEAU_AVX512 void copy_gathered8(const double* plane, const Gathers& t, index_t k, double* dst) {
+  const int32_t* idx = t.table.data() + k * t.chunks * 8;
+  for (index_t q = 0; q < t.chunks; ++q, dst += 8, idx += 8) {
     // 256-bit compare and movemask: GCC 12's 512-to-256 casts warn of uninitialised upper lanes
     const __m256i i = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx));
     const __mmask8 m = static_cast<__mmask8>(
@@ -236,16 +231,15 @@ FLAMBEAU_AVX512 void copy_gathered8(const double* plane, const Gathers& t, index
 #endif
 
 template <class T>
-inline void copy_gathered_any(const T* plane, const Gathers& t, index_t k, T* dst, index_t step,
-                              index_t q0, index_t q1) {
+inline void copy_gathered_any(const T* plane, const Gathers& t, index_t k, T* dst) {
 #ifdef FLAMBEAU_HAVE_AVX512
   if (avx512::usable()) {
-    if constexpr (sizeof(T) == 4) copy_gathered16(plane, t, k, dst, step, q0, q1);
-    else copy_gathered8(plane, t, k, dst, step, q0, q1);
+    if constexpr (sizeof(T) == 4) copy_gathered16(plane, t, k, dst);
+    else copy_gathered8(plane, t, k, dst);
     return;
   }
 #endif
-  copy_gathered<T, static_cast<index_t>(64 / sizeof(T))>(plane, t, k, dst, step, q0, q1);
+  copy_gathered<T, static_cast<index_t>(64 / sizeof(T))>(plane, t, k, dst);
 }
 
 // Chunk q of every kernel offset's columns of `plane`: offset k's chunk at dst + k * W, in the order

@@ -75,51 +75,45 @@ int sample_threads(index_t batch, index_t macs) {
   return static_cast<int>(std::min<index_t>(threads_for(macs / 8), batch));
 }
 
-// Channel c's K rows of columns from its plane, chunks [q0, q1): row k's chunk q (W positions, zero
-// past L) at dst + k * row_step + (q - q0) * chunk_step: shifted or gathered where the geometry allows,
-// else through im2col_plane (into `rows`, K rows of lp, unless the chunks are already contiguous rows),
-// which makes whole rows only (q0 = 0, q1 = panels).
+// Channel c's K rows of columns from its plane, row k at dst + k * row_step (row_step >= lp; positions
+// past L zero or unwritten: the callers read positions [0, L)), shifted or gathered where the geometry
+// allows, else through im2col_plane.
 template <class T>
-void channel_rows(const T* plane, const Sizes& s, const Offset* offs, T* dst, index_t row_step, index_t chunk_step,
-                  T* rows, index_t q0, index_t q1) {
-  constexpr index_t W = kPanel<T>;
+void channel_rows(const T* plane, const Sizes& s, const Offset* offs, T* dst, index_t row_step) {
   if (s.shifts.usable) {
-    for (index_t k = 0; k < s.k; ++k) copy_shifted_any(plane, s.shifts, k, dst + k * row_step, chunk_step, q0, q1);
-    return;
-  }
-  if (s.gathers.usable) {
-    for (index_t k = 0; k < s.k; ++k) copy_gathered_any(plane, s.gathers, k, dst + k * row_step, chunk_step, q0, q1);
-    return;
-  }
-  if (chunk_step == W) {  // rows: positions [0, L) of each (the callers read no further)
+    for (index_t k = 0; k < s.k; ++k) copy_shifted_any(plane, s.shifts, k, dst + k * row_step);
+  } else if (s.gathers.usable) {
+    for (index_t k = 0; k < s.k; ++k) copy_gathered_any(plane, s.gathers, k, dst + k * row_step);
+  } else {
     im2col_plane(plane, dst, row_step, s.g, offs);
-    return;
-  }
-  im2col_plane(plane, rows, s.lp, s.g, offs);
-  for (index_t k = 0; k < s.k; ++k) {
-    const T* src = rows + k * s.lp;
-    T* out = dst + k * row_step;
-    for (index_t q = 0; q < s.panels; ++q, src += W, out += chunk_step) {
-      const index_t n = std::min(W, s.l - q * W);
-      std::memcpy(out, src, static_cast<std::size_t>(n) * sizeof(T));
-      if (n < W) std::fill(out + n, out + W, T(0));
-    }
   }
 }
 
-// Panels [q0, q1) of sample n's columns (CK, L) (panel q's row r at (q - q0) * CK * W + r * W).
+// Panels [q0, q1) of sample n's columns (CK, L) (panel q's row r at (q - q0) * CK * W + r * W): panel by
+// panel, its rows written in sequence, where the windows are shifted or gathered; else each channel's
+// rows through `rows` (K rows of lp; then q0 = 0 and q1 = panels).
 template <class T>
 void pack_columns(const T* x, const Sizes& s, const Offset* offs, T* rows, T* packed, index_t q0, index_t q1) {
   constexpr index_t W = kPanel<T>;
   const index_t plane = s.g.plane_big();
-  if (s.shifts.usable || s.gathers.usable) {  // panel by panel: its rows written in sequence
+  if (s.shifts.usable || s.gathers.usable) {
     for (index_t q = q0; q < q1; ++q)
       for (index_t c = 0; c < s.channels; ++c)
         column_any(x + c * plane, s.shifts, s.gathers, q, s.k, packed + ((q - q0) * s.ck + c * s.k) * W);
     return;
   }
-  for (index_t c = 0; c < s.channels; ++c)
-    channel_rows(x + c * plane, s, offs, packed + c * s.k * W, W, s.ck * W, rows, q0, q1);
+  for (index_t c = 0; c < s.channels; ++c) {
+    channel_rows(x + c * plane, s, offs, rows, s.lp);
+    for (index_t k = 0; k < s.k; ++k) {
+      const T* src = rows + k * s.lp;
+      T* out = packed + (c * s.k + k) * W;
+      for (index_t q = 0; q < s.panels; ++q, src += W, out += s.ck * W) {
+        const index_t n = std::min(W, s.l - q * W);
+        std::memcpy(out, src, static_cast<std::size_t>(n) * sizeof(T));
+        if (n < W) std::fill(out + n, out + W, T(0));
+      }
+    }
+  }
 }
 
 // The most panels of one sample's columns packed and multiplied at a time (512 positions), where the
@@ -135,8 +129,9 @@ void forward(const T* x, const T* w, const T* bias, T* out, const Sizes& s, cons
     index_t first = 0, last = 0;
     split_range(s.batch, thread, team, first, last);
     if (first >= last) return;
-    const index_t block = s.shifts.usable || s.gathers.usable ? std::min(s.panels, kBlockPanels) : s.panels;
-    std::vector<T> rows(static_cast<std::size_t>(block == s.panels ? s.k * s.lp : 0));
+    const bool by_chunks = s.shifts.usable || s.gathers.usable;  // else whole rows through `rows`
+    const index_t block = by_chunks ? std::min(s.panels, kBlockPanels) : s.panels;
+    std::vector<T> rows(static_cast<std::size_t>(by_chunks ? 0 : s.k * s.lp));
     std::vector<T> packed(static_cast<std::size_t>(block * s.ck * W));
     for (index_t n = first; n < last; ++n) {
       for (index_t q0 = 0; q0 < s.panels; q0 += block) {
@@ -167,8 +162,7 @@ void forward_batched(const T* x, const T* w, const T* bias, T* out, const Sizes&
     std::vector<T> rows(static_cast<std::size_t>(s.k * s.lp));
     for (index_t n = first; n < last; ++n) {
       for (index_t c = 0; c < s.channels; ++c) {
-        channel_rows(x + (n * s.channels + c) * plane, s, offs, rows.data(), s.lp, W, static_cast<T*>(nullptr),
-                     index_t(0), s.panels);
+        channel_rows(x + (n * s.channels + c) * plane, s, offs, rows.data(), s.lp);
         for (index_t k = 0; k < s.k; ++k) {
           const T* src = rows.data() + k * s.lp;
           T* dst = packed.data() + (c * s.k + k) * W;
@@ -253,8 +247,7 @@ void weight_grad(const T* g, const T* x, T* gw, const Sizes& s, const Offset* of
     for (index_t n = first; n < last; ++n) {
       const T* xn = x + n * s.channels * plane;
       for (index_t c = 0; c < s.channels; ++c)
-        channel_rows(xn + c * plane, s, offs, cols.data() + c * s.k * s.lp, s.lp, W, static_cast<T*>(nullptr),
-                     index_t(0), s.panels);
+        channel_rows(xn + c * plane, s, offs, cols.data() + c * s.k * s.lp, s.lp);
       const T* gn = g + n * o_n * s.l;
       for (index_t o = 0; o < o_n; ++o) {  // g[n]^T (L, O) as panels of W channels (the padding stays 0)
         T* dst = packed.data() + (o / W) * s.l * W + o % W;

@@ -172,6 +172,12 @@ def _convolve_into(g: _Geo, x: np.ndarray, w: np.ndarray, bias: np.ndarray | Non
 _BATCHED_BYTES = 2 << 20
 
 
+def _packable(g: _Geo, x: np.ndarray, w: np.ndarray) -> bool:
+    """What both packed forms need: groups of 1, not transposed, something to sum, a build with them."""
+    return (not g.transposed and g.groups == 1 and x.size > 0 and w.size > 0
+            and hasattr(_C, "nn_conv_forward_packed"))
+
+
 def _packed(g: _Geo, x: np.ndarray, w: np.ndarray) -> bool:
     """Whether csrc/nn_conv_packed.cpp's per-sample kernels take this convolution (else im2col + BLAS).
 
@@ -179,7 +185,7 @@ def _packed(g: _Geo, x: np.ndarray, w: np.ndarray) -> bool:
     one sample per thread, and outputs whose positions fill their panels of 16 floats (8 doubles) at
     least 4/5 full (a ResNet's 2x2 maps would waste 3/4 of every product).
     """
-    if g.transposed or g.groups != 1 or x.size == 0 or w.size == 0 or not hasattr(_C, "nn_conv_forward_packed"):
+    if not _packable(g, x, w):
         return False
     width = 64 // x.dtype.itemsize
     return -(-g.ll // width) * width * 4 <= 5 * g.ll and g.n >= _C.get_num_threads()
@@ -187,9 +193,7 @@ def _packed(g: _Geo, x: np.ndarray, w: np.ndarray) -> bool:
 
 def _batched(g: _Geo, x: np.ndarray, w: np.ndarray) -> bool:
     """Whether the forward can pack the whole batch's columns at once (a ResNet's 2x2 late layers)."""
-    if g.transposed or g.groups != 1 or x.size == 0 or w.size == 0 or not hasattr(_C, "nn_conv_forward_packed"):
-        return False
-    return g.n * g.ll * w[0].size * x.dtype.itemsize <= _BATCHED_BYTES
+    return _packable(g, x, w) and g.n * g.ll * w[0].size * x.dtype.itemsize <= _BATCHED_BYTES
 
 
 def nn_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
