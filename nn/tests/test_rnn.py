@@ -212,26 +212,35 @@ LAYER_SIZES = [(4, (3, 3, 3, 3)), (3, (3, 2, 2, 1)), (2, (2,)), (3, ())]
 
 @pytest.mark.parametrize("batch,sizes", LAYER_SIZES)
 @pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("bias", [True, False])
 @pytest.mark.parametrize("dtype,tol", [(fb.float32, 1e-5), (fb.float64, 1e-12)])
-def test_lstm_layer_op_matches_cells(batch, sizes, reverse, dtype, tol):
-    hidden, n = 3, sum(sizes)
-    xproj = RNG.standard_normal((n, 4 * hidden))
+def test_lstm_layer_op_matches_cells(batch, sizes, reverse, bias, dtype, tol):
+    hidden, inputs, n = 3, 5, sum(sizes)
+    x = RNG.standard_normal((n, inputs))
     h0, c0 = RNG.standard_normal((batch, hidden)), RNG.standard_normal((batch, hidden))
-    w = RNG.standard_normal((4 * hidden, hidden)) * 0.5
+    w_ih, w = RNG.standard_normal((4 * hidden, inputs)) * 0.5, RNG.standard_normal((4 * hidden, hidden)) * 0.5
+    b_ih, b_hh = (RNG.standard_normal(4 * hidden), RNG.standard_normal(4 * hidden)) if bias else (None, None)
     # the reference: each step's cell written out, the first sizes[t] sequences advancing
     h, c = h0.copy(), c0.copy()
     offsets = np.cumsum((0,) + sizes)[:-1]
     out = np.zeros((n, hidden))
     for step in (range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))):
         bs, off = sizes[step], offsets[step]
-        hy, cy = ref_lstm_cell(np.zeros((bs, 0)), h[:bs], c[:bs], np.zeros((4 * hidden, 0)), w,
-                               xproj[off:off + bs], None)
+        hy, cy = ref_lstm_cell(x[off:off + bs], h[:bs], c[:bs], w_ih, w, b_ih, b_hh)
         out[off:off + bs], h[:bs], c[:bs] = hy, hy, cy
-    args = (t(xproj, dtype), t(h0, dtype), t(c0, dtype), t(w, dtype), sizes, reverse)
+    args = tuple(None if a is None else t(a, dtype) for a in (x, h0, c0, w_ih, w, b_ih, b_hh)) + (sizes, reverse)
     for fn in (_layer_op, M.lstm_layer):
         got = fn(*args)
         for a, b in zip(got[:3], (out, h, c)):
             np.testing.assert_allclose(npy(a), b, rtol=tol, atol=tol)
+
+
+def _layer_args(batch, sizes, hidden=2, inputs=3, bias=True, requires_grad=False):
+    n = sum(sizes)
+    shapes = [(n, inputs), (batch, hidden), (batch, hidden), (4 * hidden, inputs), (4 * hidden, hidden)]
+    shapes += [(4 * hidden,), (4 * hidden,)] if bias else []
+    made = [t(RNG.standard_normal(s), requires_grad=requires_grad) for s in shapes]
+    return made + ([] if bias else [None, None])
 
 
 @pytest.mark.parametrize("batch,sizes", LAYER_SIZES)
@@ -239,25 +248,37 @@ def test_lstm_layer_op_matches_cells(batch, sizes, reverse, dtype, tol):
 @pytest.mark.parametrize("which", ["all", "output", "states"])
 def test_lstm_layer_backward_op_matches_composite(batch, sizes, reverse, which):
     hidden, n = 2, sum(sizes)
-    xproj, w = t(RNG.standard_normal((n, 4 * hidden))), t(RNG.standard_normal((4 * hidden, hidden)))
-    h0, c0 = t(RNG.standard_normal((batch, hidden))), t(RNG.standard_normal((batch, hidden)))
-    out, _, _, work, cells = _layer_op(xproj, h0, c0, w, sizes, reverse)
+    x, h0, c0, w_ih, w, b_ih, b_hh = _layer_args(batch, sizes, hidden)
+    out, _, _, work, cells = _layer_op(x, h0, c0, w_ih, w, b_ih, b_hh, sizes, reverse)
     g_out = t(RNG.standard_normal((n, hidden))) if which != "states" else None
     g_h = t(RNG.standard_normal((batch, hidden))) if which != "output" else None
     g_c = t(RNG.standard_normal((batch, hidden))) if which != "output" else None
-    args = (g_out, g_h, g_c, h0, c0, w, out, work, cells, sizes, reverse)
-    for a, b in zip(_layer_bwd(*args), M.lstm_layer_backward(*args)):
-        np.testing.assert_allclose(npy(a), npy(b), rtol=1e-12, atol=1e-13)
+    for mask in ((True,) * 6, (False, True, True, False, True, False)):
+        args = (g_out, g_h, g_c, x, h0, c0, w_ih, w, out, work, cells, sizes, reverse, mask)
+        for a, b in zip(_layer_bwd(*args), M.lstm_layer_backward(*args)):
+            assert tuple(a.shape) == tuple(b.shape)
+            np.testing.assert_allclose(npy(a), npy(b), rtol=1e-12, atol=1e-13)
 
 
-@pytest.mark.parametrize("sizes,reverse", [((2, 2, 1), False), ((2, 1, 1), True)])
-def test_lstm_layer_gradcheck(sizes, reverse):
-    hidden, batch, n = 2, 2, sum(sizes)
-    xproj = t(RNG.standard_normal((n, 4 * hidden)), requires_grad=True)
-    w = t(RNG.standard_normal((4 * hidden, hidden)), requires_grad=True)
-    h0, c0 = (t(RNG.standard_normal((batch, hidden)), requires_grad=True) for _ in range(2))
-    assert gradcheck(lambda x, a, b, ww: _layer_op(x, a, b, ww, sizes, reverse)[:3], (xproj, h0, c0, w))
-    assert gradgradcheck(lambda x, a, b, ww: _layer_op(x, a, b, ww, sizes, reverse)[:3], (xproj, h0, c0, w))
+@pytest.mark.parametrize("sizes,reverse,bias", [((2, 2, 1), False, True), ((2, 1, 1), True, True),
+                                                ((2, 1), False, False)])
+def test_lstm_layer_gradcheck(sizes, reverse, bias):
+    args = _layer_args(2, sizes, bias=bias, requires_grad=True)
+    given = [a for a in args if a is not None]
+
+    def layer(*tensors):
+        full = list(tensors) + ([] if bias else [None, None])
+        return _layer_op(*full, sizes, reverse)[:3]
+    assert gradcheck(layer, given)
+    assert gradgradcheck(layer, given)
+
+
+def test_lstm_layer_bias_gradients_are_separate_tensors():
+    x, h0, c0, w_ih, w, b_ih, b_hh = _layer_args(2, (2, 1), requires_grad=True)
+    _layer_op(x, h0, c0, w_ih, w, b_ih, b_hh, (2, 1), False)[0].sum().backward()
+    np.testing.assert_array_equal(npy(b_ih.grad), npy(b_hh.grad))
+    b_ih.grad.add_(1)  # one leaf's gradient changed in place leaves the other's
+    assert not np.array_equal(npy(b_ih.grad), npy(b_hh.grad))
 
 
 _gru_layer_op = fb.ops.function("nn_gru_layer")
@@ -362,15 +383,24 @@ def test_rnn_module_records_one_node_per_layer(nonlinearity):
 
 
 def test_lstm_layer_op_errors():
-    x, h, w = fb.zeros(5, 8), fb.zeros(2, 2), fb.zeros(8, 2)
+    x, h, wi, w, b = fb.zeros(5, 3), fb.zeros(2, 2), fb.zeros(8, 3), fb.zeros(8, 2), fb.zeros(8)
     with pytest.raises(RuntimeError, match="nn_lstm_layer: batch_sizes sum to 4, but the input has 5 rows"):
-        _layer_op(x, h, h, w, (2, 2), False)
+        _layer_op(x, h, h, wi, w, b, b, (2, 2), False)
     with pytest.raises(RuntimeError, match="batch_sizes must be non-negative and non-increasing"):
-        _layer_op(x, h, h, w, (1, 2, 2), False)
+        _layer_op(x, h, h, wi, w, b, b, (1, 2, 2), False)
     with pytest.raises(RuntimeError, match=r"batch_sizes\[0\] is 3, but the state holds 2 sequences"):
-        _layer_op(x, h, h, w, (3, 2), False)
+        _layer_op(x, h, h, wi, w, b, b, (3, 2), False)
     with pytest.raises(RuntimeError, match=r"nn_lstm_layer: expected w_hh of size \[8, 2\], but got \[8, 3\]"):
-        _layer_op(x, h, h, fb.zeros(8, 3), (2, 2, 1), False)
+        _layer_op(x, h, h, wi, fb.zeros(8, 3), b, b, (2, 2, 1), False)
+    with pytest.raises(RuntimeError, match=r"nn_lstm_layer: expected w_ih of size \[8, 3\], but got \[8, 4\]"):
+        _layer_op(x, h, h, fb.zeros(8, 4), w, b, b, (2, 2, 1), False)
+    with pytest.raises(RuntimeError, match=r"nn_lstm_layer: expected b_hh of size \[8\], but got \[7\]"):
+        _layer_op(x, h, h, wi, w, b, fb.zeros(7), (2, 2, 1), False)
+    with pytest.raises(RuntimeError, match="expected all tensors to have dtype Float, but got Double"):
+        _layer_op(x, h, h, wi, w, b, b.double(), (2, 2, 1), False)
+    out, _, _, work, cells = _layer_op(x, h, h, wi, w, b, b, (2, 2, 1), False)
+    with pytest.raises(RuntimeError, match="output_mask must have 6 entries, got 3"):
+        _layer_bwd(out, None, None, x, h, h, wi, w, out, work, cells, (2, 2, 1), False, (True,) * 3)
 
 
 # -- layers against the reference -----------------------------------------------------------------------

@@ -2,9 +2,12 @@
 // nn_gru_layer, nn_rnn_layer and their backward ops): one call per layer and direction.
 //
 // Each time step is one product with the hidden weight, packed once per call (packed_gemm.h), and one
-// fused cell (nn_rnn_cells.h), looped here with the GIL released (the LSTM's threads: see its section);
-// the input's projection for every step was one product before the call. The hidden weight's gradient
-// is one BLAS product at the end (fortran_gemm.h: scipy's OpenBLAS, on the kernels' OpenMP team).
+// fused cell (nn_rnn_cells.h), looped here with the GIL released (the LSTM's threads: see its section).
+// The GRU's and RNN's input projection for every step is one product before the call; the LSTM's op
+// takes the input and both input-side weights and computes it here, on the packed tile, before the
+// steps (one op per layer and direction for the whole of an LSTM's work). The hidden weight's gradient
+// (and the LSTM's input-side gradients) are one BLAS product each at the end (fortran_gemm.h: scipy's
+// OpenBLAS, on the kernels' OpenMP team).
 // Rows are packed: step t runs the first batch_sizes[t] sequences, its rows start at the sum of the
 // earlier steps' sizes, and the sizes never increase. A sequence that is not running keeps its state,
 // so in the reverse direction (steps from the last) a sequence starts from its initial state at its
@@ -18,9 +21,11 @@
 // before any pointer is used.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "at_b_gemm.h"
 #include "common.h"
 #include "fortran_gemm.h"
 #include "nn_args.h"
@@ -84,6 +89,19 @@ void states_before(const Steps& s, index_t t, const T* seq, const T* init, index
   const index_t pbs = prev >= 0 ? std::min(s.sizes[prev], bs) : 0;
   if (pbs > 0) copy_rows(dst, seq + s.offsets[prev] * hidden, pbs, hidden);
   copy_rows(dst + pbs * hidden, init + pbs * hidden, bs - pbs, hidden);
+}
+
+// A weight's gradient, gw (m, n) = g^T @ s over all k rows of every step: the step gradients g (k, m)
+// against the states or inputs s (k, n) they multiplied. On the AVX-512 tile where the CPU has it
+// (at_b_gemm.h: no packing), else one BLAS product.
+template <class T>
+void weight_grad(FortranGemm<T> gemm, index_t m, index_t n, index_t k, const T* g, index_t ldg, const T* s,
+                 index_t lds, T* gw) {
+  if (at_b::available()) {
+    at_b::product(m, n, k, g, ldg, s, lds, gw, n);
+  } else {
+    gemm_rows<T>(gemm, true, false, m, n, k, T(1), g, ldg, s, lds, T(0), gw, n);
+  }
 }
 
 // Runs fn(begin, end) over `rows` rows of `width` elements, split across threads for enough work
@@ -164,9 +182,29 @@ void lstm_forward_by_rows(int team, const Steps& s, index_t batch, index_t h, co
   });
 }
 
+// dst (n, g) = x (n, in) @ w_ih^T + b_ih + b_hh (either bias null for none): the input's projection for
+// every step, one product on the packed tile before the step loop (in the LSTM, `dst` is the workspace:
+// each step's product reads its rows as D before the cell overwrites them with the activated gates).
 template <class T>
-void lstm_forward(const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* c0, const T* w, T* out,
-                  T* hn, T* cn, T* work, T* cells) {
+void input_projection(index_t n, index_t in, index_t g, const T* x, const T* w_ih, const T* b_ih, const T* b_hh,
+                      T* dst) {
+  std::vector<T> bias(static_cast<std::size_t>(g), T(0));
+  for (index_t j = 0; j < g; ++j) bias[j] = (b_ih != nullptr ? b_ih[j] : T(0)) + (b_hh != nullptr ? b_hh[j] : T(0));
+  over_rows(n, g, [&](index_t r0, index_t r1) {
+    for (index_t r = r0; r < r1; ++r) std::memcpy(dst + r * g, bias.data(), static_cast<std::size_t>(g) * sizeof(T));
+  });
+  if (in > 0 && n > 0) {
+    const auto wt = packed_gemm::pack(w_ih, in, g, 1, in);  // w_ih^T (in, g)
+    packed_gemm::multiply(wt, n, x, in, dst, dst, g);
+  }
+}
+
+// The forward pass: `work` first holds the input's projection (see input_projection), then the gates.
+template <class T>
+void lstm_forward(const Steps& s, index_t batch, index_t h, index_t in, const T* input, const T* w_ih, const T* b_ih,
+                  const T* b_hh, const T* h0, const T* c0, const T* w, T* out, T* hn, T* cn, T* work, T* cells) {
+  input_projection(s.rows, in, 4 * h, input, w_ih, b_ih, b_hh, work);
+  const T* x = work;
   if (const int rows_team = row_team<T>(batch, h)) {
     lstm_forward_by_rows(rows_team, s, batch, h, x, h0, c0, w, out, hn, cn, work, cells);
     return;
@@ -213,11 +251,10 @@ void lstm_forward(const Steps& s, index_t batch, index_t h, const T* x, const T*
 // lstm_backward with sequences [r0, r1) on each thread (see lstm_forward_by_rows): the cells' backward
 // and dh = grad_gates w for its rows at every step, no barrier; w (4H, H) packed once.
 template <class T>
-void lstm_backward_by_rows(int team, FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* gout,
-                           const T* ghn, const T* gcn, const T* h0, const T* c0, const T* w, const T* out,
-                           const T* work, const T* cells, T* gx, T* gh0, T* gc0, T* gw) {
+void lstm_backward_by_rows(int team, const Steps& s, index_t batch, index_t h, const T* gout, const T* ghn,
+                           const T* gcn, const T* h0, const T* c0, const T* w, const T* out, const T* work,
+                           const T* cells, T* gx, T* gh0, T* gc0, T* hprev) {
   const auto wp = packed_gemm::pack(w, 4 * h, h, h, 1);
-  std::vector<T> hprev(static_cast<std::size_t>(s.rows * h));  // each step's previous hidden states
   parallel_team(team, [&](int tid, int nt) {
     index_t r0 = 0, r1 = 0;
     split_range(batch, tid, nt, r0, r1);
@@ -247,19 +284,22 @@ void lstm_backward_by_rows(int team, FortranGemm<T> gemm, const Steps& s, index_
       copy_rows(gh0 + r0 * h, dh.data(), r1 - r0, h);
       copy_rows(gc0 + r0 * h, dc.data(), r1 - r0, h);
     }
-    index_t t0 = 0, t1 = 0;  // the states before each step, for the weight's gradient (inputs only: no wait)
-    split_range(s.count(), tid, nt, t0, t1);
-    for (index_t t = t0; t < t1; ++t) states_before(s, t, out, h0, h, hprev.data() + s.offsets[t] * h);
+    if (hprev != nullptr) {  // the states before each step, for the weight's gradient (inputs only: no wait)
+      index_t t0 = 0, t1 = 0;
+      split_range(s.count(), tid, nt, t0, t1);
+      for (index_t t = t0; t < t1; ++t) states_before(s, t, out, h0, h, hprev + s.offsets[t] * h);
+    }
   });
-  gemm_rows<T>(gemm, true, false, 4 * h, h, s.rows, T(1), gx, 4 * h, hprev.data(), h, T(0), gw, h);
 }
 
+// The step loop of the backward pass: the gates' gradients of every step into gx (N, 4H), grad_h0 and
+// grad_c0, and (hprev not null) the hidden states before each step into hprev (N, H).
 template <class T>
-void lstm_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, const T* gout, const T* ghn,
-                   const T* gcn, const T* h0, const T* c0, const T* w, const T* out, const T* work, const T* cells,
-                   T* gx, T* gh0, T* gc0, T* gw) {
+void lstm_backward_steps(const Steps& s, index_t batch, index_t h, const T* gout, const T* ghn, const T* gcn,
+                         const T* h0, const T* c0, const T* w, const T* out, const T* work, const T* cells, T* gx,
+                         T* gh0, T* gc0, T* hprev) {
   if (const int rows_team = row_team<T>(batch, h)) {
-    lstm_backward_by_rows(rows_team, gemm, s, batch, h, gout, ghn, gcn, h0, c0, w, out, work, cells, gx, gh0, gc0, gw);
+    lstm_backward_by_rows(rows_team, s, batch, h, gout, ghn, gcn, h0, c0, w, out, work, cells, gx, gh0, gc0, hprev);
     return;
   }
   constexpr index_t W = packed_gemm::kPanel<T>;
@@ -267,8 +307,7 @@ void lstm_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h
   std::vector<T> dh(static_cast<std::size_t>(state), T(0)), dc(static_cast<std::size_t>(state), T(0));
   if (ghn != nullptr) std::copy(ghn, ghn + state, dh.begin());
   if (gcn != nullptr) std::copy(gcn, gcn + state, dc.begin());
-  std::vector<T> hprev(static_cast<std::size_t>(s.rows * h));  // each step's previous hidden states
-  auto wp = packed_gemm::empty<T>(4 * h, h);                  // w (4H, H)
+  auto wp = packed_gemm::empty<T>(4 * h, h);  // w (4H, H)
   const int team = step_team<T>(s.count() > 0 ? s.sizes.front() : 0, h, 4);
   // Per step: the cell's backward on the owned units (reads dh and dc there, writes those units' columns
   // of the step's gate gradients), a barrier, then the owned columns of dh = grad_gates w, which read all
@@ -301,90 +340,135 @@ void lstm_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h
       team_barrier(nt);
       if (u1 > u0) packed_gemm::panels(wp, q0, q1, bs, dg, 4 * h, static_cast<const T*>(nullptr), dh.data(), h);
     }
-    index_t t0 = 0, t1 = 0;  // the states before each step, for the weight's gradient: steps split evenly
-    split_range(s.count(), tid, nt, t0, t1);
-    for (index_t t = t0; t < t1; ++t) states_before(s, t, out, h0, h, hprev.data() + s.offsets[t] * h);
+    if (hprev != nullptr) {  // the states before each step, for the weight's gradient: steps split evenly
+      index_t t0 = 0, t1 = 0;
+      split_range(s.count(), tid, nt, t0, t1);
+      for (index_t t = t0; t < t1; ++t) states_before(s, t, out, h0, h, hprev + s.offsets[t] * h);
+    }
   });
-  // grad_w_hh = sum over steps of grad_gates^T @ h_prev, one product
-  gemm_rows<T>(gemm, true, false, 4 * h, h, s.rows, T(1), gx, 4 * h, hprev.data(), h, T(0), gw, h);
   copy_rows(gh0, dh.data(), batch, h);
   copy_rows(gc0, dc.data(), batch, h);
 }
 
-void nn_lstm_layer(const py::array& xproj, const py::object& h0, const py::object& c0, const py::object& w_hh,
+// gb[j] = sum over rows of g[r * width + j], columns split across threads (each column summed in row order).
+template <class T>
+void column_sums(const T* g, index_t rows, index_t width, T* gb) {
+  parallel_chunks(width, 64, [&](index_t j0, index_t j1) {
+    std::fill(gb + j0, gb + j1, T(0));
+    for (index_t r = 0; r < rows; ++r) {
+      const T* row = g + r * width;
+      for (index_t j = j0; j < j1; ++j) gb[j] += row[j];
+    }
+  }, rows * width);
+}
+
+// The whole backward pass. Each gradient pointer may be null (not wanted) but grad_h0 and grad_c0. With
+// dG (N, 4H) the gates' gradients of every step: grad_input = dG @ w_ih, grad_w_ih = dG^T @ input,
+// grad_w_hh = dG^T @ (the hidden states before each step), grad_bias = dG's column sums, each one
+// product over all steps.
+template <class T>
+void lstm_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h, index_t in, const T* gout,
+                   const T* ghn, const T* gcn, const T* input, const T* h0, const T* c0, const T* w_ih, const T* w,
+                   const T* out, const T* work, const T* cells, T* gin, T* gh0, T* gc0, T* gw_ih, T* gw, T* gb) {
+  const index_t n = s.rows, g = 4 * h;
+  std::unique_ptr<T[]> dgates(new T[static_cast<std::size_t>(std::max<index_t>(n * g, 1))]);  // every entry written
+  std::unique_ptr<T[]> hprev(gw != nullptr ? new T[static_cast<std::size_t>(std::max<index_t>(n * h, 1))] : nullptr);
+  lstm_backward_steps(s, batch, h, gout, ghn, gcn, h0, c0, w, out, work, cells, dgates.get(), gh0, gc0, hprev.get());
+  const T* dg = dgates.get();
+  if (gw != nullptr) weight_grad(gemm, g, h, n, dg, g, hprev.get(), h, gw);
+  if (gw_ih != nullptr) weight_grad(gemm, g, in, n, dg, g, input, in, gw_ih);
+  if (gin != nullptr) gemm_rows<T>(gemm, false, false, n, in, g, T(1), dg, g, w_ih, in, T(0), gin, in);
+  if (gb != nullptr) column_sums(dg, n, g, gb);
+}
+
+// The input's width `in`: at most BLAS's int, as every other size (check_steps).
+void check_input_width(const char* op, index_t in) {
+  if (in < 0 || !fits_blas_int(in)) throw py::value_error(std::string(op) + ": bad input size");
+}
+
+void nn_lstm_layer(const py::array& input, const py::object& h0, const py::object& c0, const py::object& w_ih,
+                   const py::object& w_hh, const py::object& b_ih, const py::object& b_hh,
                    const std::vector<index_t>& batch_sizes, bool reverse, const py::object& output,
                    const py::object& h_n, const py::object& c_n, const py::object& workspace,
-                   const py::object& cell_states, index_t batch, index_t hidden, const py::object& gemm) {
-  // `gemm` is checked but unused (the forward no longer calls BLAS); the Python kernel still passes it
+                   const py::object& cell_states, index_t batch, index_t hidden, index_t input_size) {
   const char* op = "nn_lstm_layer";
-  const DType dt = float_dtype(op, xproj);
+  const DType dt = float_dtype(op, input);
   const Steps s = check_steps(op, batch_sizes, reverse, batch, hidden, 4);
-  const index_t n = s.rows, h = hidden, b = batch;
-  const void* px = pointer(op, xproj, "xproj", dt, n * 4 * h, false, false);
+  check_input_width(op, input_size);
+  const index_t n = s.rows, h = hidden, b = batch, in = input_size;
+  const void* px = pointer(op, input, "input", dt, n * in, false, false);
   const void* ph0 = pointer(op, h0, "h0", dt, b * h, false, false);
   const void* pc0 = pointer(op, c0, "c0", dt, b * h, false, false);
+  const void* pwi = pointer(op, w_ih, "w_ih", dt, 4 * h * in, false, false);
   const void* pw = pointer(op, w_hh, "w_hh", dt, 4 * h * h, false, false);
+  const void* pbi = pointer(op, b_ih, "b_ih", dt, 4 * h, true, false);
+  const void* pbh = pointer(op, b_hh, "b_hh", dt, 4 * h, true, false);
   void* pout = pointer(op, output, "output", dt, n * h, false, true);
   void* phn = pointer(op, h_n, "h_n", dt, b * h, false, true);
   void* pcn = pointer(op, c_n, "c_n", dt, b * h, false, true);
   void* pwork = pointer(op, workspace, "workspace", dt, n * 4 * h, false, true);
   void* pcells = pointer(op, cell_states, "cell_states", dt, n * h, false, true);
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    py::gil_scoped_release nogil;
+    lstm_forward<T>(s, b, h, in, static_cast<const T*>(px), static_cast<const T*>(pwi), static_cast<const T*>(pbi),
+                    static_cast<const T*>(pbh), static_cast<const T*>(ph0), static_cast<const T*>(pc0),
+                    static_cast<const T*>(pw), static_cast<T*>(pout), static_cast<T*>(phn), static_cast<T*>(pcn),
+                    static_cast<T*>(pwork), static_cast<T*>(pcells));
+  };
   if (dt == DType::f32) {
-    gemm_from_capsule<float>(op, gemm);
-    py::gil_scoped_release nogil;
-    lstm_forward<float>(s, b, h, static_cast<const float*>(px), static_cast<const float*>(ph0),
-                        static_cast<const float*>(pc0), static_cast<const float*>(pw), static_cast<float*>(pout),
-                        static_cast<float*>(phn), static_cast<float*>(pcn), static_cast<float*>(pwork),
-                        static_cast<float*>(pcells));
+    run(0.0f);
   } else {
-    gemm_from_capsule<double>(op, gemm);
-    py::gil_scoped_release nogil;
-    lstm_forward<double>(s, b, h, static_cast<const double*>(px), static_cast<const double*>(ph0),
-                         static_cast<const double*>(pc0), static_cast<const double*>(pw), static_cast<double*>(pout),
-                         static_cast<double*>(phn), static_cast<double*>(pcn), static_cast<double*>(pwork),
-                         static_cast<double*>(pcells));
+    run(0.0);
   }
 }
 
+// Gradients whose output is None are not computed; grad_h0 and grad_c0 always are.
 void nn_lstm_layer_backward(const py::object& grad_output, const py::object& grad_hn, const py::object& grad_cn,
-                            const py::array& h0, const py::object& c0, const py::object& w_hh,
-                            const py::object& output, const py::object& workspace, const py::object& cell_states,
-                            const std::vector<index_t>& batch_sizes, bool reverse, const py::object& grad_xproj,
-                            const py::object& grad_h0, const py::object& grad_c0, const py::object& grad_w_hh,
-                            index_t batch, index_t hidden, const py::object& gemm) {
+                            const py::array& input, const py::object& h0, const py::object& c0,
+                            const py::object& w_ih, const py::object& w_hh, const py::object& output,
+                            const py::object& workspace, const py::object& cell_states,
+                            const std::vector<index_t>& batch_sizes, bool reverse, const py::object& grad_input,
+                            const py::object& grad_h0, const py::object& grad_c0, const py::object& grad_w_ih,
+                            const py::object& grad_w_hh, const py::object& grad_bias, index_t batch, index_t hidden,
+                            index_t input_size, const py::object& gemm) {
   const char* op = "nn_lstm_layer_backward";
-  const DType dt = float_dtype(op, h0);
+  const DType dt = float_dtype(op, input);
   const Steps s = check_steps(op, batch_sizes, reverse, batch, hidden, 4);
-  const index_t n = s.rows, h = hidden, b = batch;
+  check_input_width(op, input_size);
+  const index_t n = s.rows, h = hidden, b = batch, in = input_size;
   const void* pgo = pointer(op, grad_output, "grad_output", dt, n * h, true, false);
   const void* pghn = pointer(op, grad_hn, "grad_hn", dt, b * h, true, false);
   const void* pgcn = pointer(op, grad_cn, "grad_cn", dt, b * h, true, false);
+  const void* px = pointer(op, input, "input", dt, n * in, false, false);
   const void* ph0 = pointer(op, h0, "h0", dt, b * h, false, false);
   const void* pc0 = pointer(op, c0, "c0", dt, b * h, false, false);
+  const void* pwi = pointer(op, w_ih, "w_ih", dt, 4 * h * in, false, false);
   const void* pw = pointer(op, w_hh, "w_hh", dt, 4 * h * h, false, false);
   const void* pout = pointer(op, output, "output", dt, n * h, false, false);
   const void* pwork = pointer(op, workspace, "workspace", dt, n * 4 * h, false, false);
   const void* pcells = pointer(op, cell_states, "cell_states", dt, n * h, false, false);
-  void* pgx = pointer(op, grad_xproj, "grad_xproj", dt, n * 4 * h, false, true);
+  void* pgin = pointer(op, grad_input, "grad_input", dt, n * in, true, true);
   void* pgh0 = pointer(op, grad_h0, "grad_h0", dt, b * h, false, true);
   void* pgc0 = pointer(op, grad_c0, "grad_c0", dt, b * h, false, true);
-  void* pgw = pointer(op, grad_w_hh, "grad_w_hh", dt, 4 * h * h, false, true);
+  void* pgwi = pointer(op, grad_w_ih, "grad_w_ih", dt, 4 * h * in, true, true);
+  void* pgw = pointer(op, grad_w_hh, "grad_w_hh", dt, 4 * h * h, true, true);
+  void* pgb = pointer(op, grad_bias, "grad_bias", dt, 4 * h, true, true);
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const auto f = gemm_from_capsule<T>(op, gemm);
+    py::gil_scoped_release nogil;
+    lstm_backward<T>(f, s, b, h, in, static_cast<const T*>(pgo), static_cast<const T*>(pghn),
+                     static_cast<const T*>(pgcn), static_cast<const T*>(px), static_cast<const T*>(ph0),
+                     static_cast<const T*>(pc0), static_cast<const T*>(pwi), static_cast<const T*>(pw),
+                     static_cast<const T*>(pout), static_cast<const T*>(pwork), static_cast<const T*>(pcells),
+                     static_cast<T*>(pgin), static_cast<T*>(pgh0), static_cast<T*>(pgc0), static_cast<T*>(pgwi),
+                     static_cast<T*>(pgw), static_cast<T*>(pgb));
+  };
   if (dt == DType::f32) {
-    using T = float;
-    const auto f = gemm_from_capsule<T>(op, gemm);
-    py::gil_scoped_release nogil;
-    lstm_backward<T>(f, s, b, h, static_cast<const T*>(pgo), static_cast<const T*>(pghn), static_cast<const T*>(pgcn),
-                     static_cast<const T*>(ph0), static_cast<const T*>(pc0), static_cast<const T*>(pw),
-                     static_cast<const T*>(pout), static_cast<const T*>(pwork), static_cast<const T*>(pcells),
-                     static_cast<T*>(pgx), static_cast<T*>(pgh0), static_cast<T*>(pgc0), static_cast<T*>(pgw));
+    run(0.0f);
   } else {
-    using T = double;
-    const auto f = gemm_from_capsule<T>(op, gemm);
-    py::gil_scoped_release nogil;
-    lstm_backward<T>(f, s, b, h, static_cast<const T*>(pgo), static_cast<const T*>(pghn), static_cast<const T*>(pgcn),
-                     static_cast<const T*>(ph0), static_cast<const T*>(pc0), static_cast<const T*>(pw),
-                     static_cast<const T*>(pout), static_cast<const T*>(pwork), static_cast<const T*>(pcells),
-                     static_cast<T*>(pgx), static_cast<T*>(pgh0), static_cast<T*>(pgc0), static_cast<T*>(pgw));
+    run(0.0);
   }
 }
 
@@ -437,7 +521,7 @@ void gru_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h,
     });
     packed_gemm::multiply(wp, bs, dhgt, 3 * h, dh.data(), dh.data(), h);  // dh += grad_hgates w
   }
-  gemm_rows<T>(gemm, true, false, 3 * h, h, s.rows, T(1), dhg.data(), 3 * h, hprev.data(), h, T(0), gw, h);
+  weight_grad(gemm, 3 * h, h, s.rows, dhg.data(), 3 * h, hprev.data(), h, gw);
   std::fill(gb, gb + 3 * h, T(0));
   for (index_t r = 0; r < s.rows; ++r) {
     const T* row = dhg.data() + r * 3 * h;
@@ -572,7 +656,7 @@ void rnn_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h,
     });
     packed_gemm::multiply(wp, bs, dpre, h, static_cast<const T*>(nullptr), dh.data(), h);  // grad_pre w
   }
-  gemm_rows<T>(gemm, true, false, h, h, s.rows, T(1), gx, h, hprev.data(), h, T(0), gw, h);
+  weight_grad(gemm, h, h, s.rows, gx, h, hprev.data(), h, gw);
   copy_rows(gh0, dh.data(), batch, h);
 }
 
@@ -635,7 +719,8 @@ void nn_rnn_layer_backward(const py::object& grad_output, const py::object& grad
 
 void register_nn_rnn_layer(py::module_& m) {
   m.def("nn_lstm_layer", &nn_lstm_layer,
-        "One LSTM layer and direction over packed rows: every step's product with w_hh and fused cell.");
+        "One LSTM layer and direction over packed rows: the input's projection, then every step's product with "
+        "w_hh and fused cell.");
   m.def("nn_lstm_layer_backward", &nn_lstm_layer_backward, "The gradients of nn_lstm_layer, steps walked backwards.");
   m.def("nn_gru_layer", &nn_gru_layer,
         "One GRU layer and direction over packed rows: every step's product with w_hh and fused cell.");

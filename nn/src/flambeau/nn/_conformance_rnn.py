@@ -106,7 +106,12 @@ def _gru_backward_ref(g, hx, work):
 
 # -- a whole LSTM layer -----------------------------------------------------------------------------------
 
-def _lstm_layer_ref(xproj, h0, c0, w_hh, batch_sizes, reverse=False):
+def _projection(x, w_ih, b_ih, b_hh):
+    return x @ w_ih.T + (0 if b_ih is None else b_ih) + (0 if b_hh is None else b_hh)
+
+
+def _lstm_layer_ref(x, h0, c0, w_ih, w_hh, b_ih, b_hh, batch_sizes, reverse=False):
+    xproj = _projection(x, w_ih, b_ih, b_hh)
     offsets = np.cumsum((0,) + tuple(batch_sizes))[:-1]
     h, c = h0.copy(), c0.copy()
     hidden = h0.shape[1]
@@ -123,18 +128,22 @@ def _lstm_layer_ref(xproj, h0, c0, w_hh, batch_sizes, reverse=False):
 
 def _lstm_layer_samples(dtype):
     return [
-        Sample((Arg((6, 8), dtype), Arg((2, 2), dtype), Arg((2, 2), dtype), Arg((8, 2), dtype, low=-1, high=1),
-                (2, 2, 2), False)),
-        Sample((Arg((5, 12), dtype), Arg((3, 3), dtype), Arg((3, 3), dtype), Arg((12, 3), dtype, "transposed",
-                                                                               low=-1, high=1), (3, 1, 1), True),
-               note="packed, reverse"),
+        Sample((Arg((6, 3), dtype), Arg((2, 2), dtype), Arg((2, 2), dtype), Arg((8, 3), dtype, low=-1, high=1),
+                Arg((8, 2), dtype, low=-1, high=1), Arg((8,), dtype), Arg((8,), dtype), (2, 2, 2), False)),
+        Sample((Arg((5, 4), dtype), Arg((3, 3), dtype), Arg((3, 3), dtype), Arg((12, 4), dtype, low=-1, high=1),
+                Arg((12, 3), dtype, "transposed", low=-1, high=1), None, None, (3, 1, 1), True),
+               note="packed, reverse, no bias"),
     ]
 
 
 def _lstm_layer_errors():
-    x, h, w = Arg((5, 8), "float32"), Arg((2, 2), "float32"), Arg((8, 2), "float32")
-    yield ErrorCase((x, h, h, w, (2, 2), False), RuntimeError, "batch_sizes sum to 4, but the input has 5 rows")
-    yield ErrorCase((x, h, h, w, (1, 2, 2), False), RuntimeError, "must be non-negative and non-increasing")
+    x, h, wi, w, b = (Arg((5, 3), "float32"), Arg((2, 2), "float32"), Arg((8, 3), "float32"), Arg((8, 2), "float32"),
+                      Arg((8,), "float32"))
+    yield ErrorCase((x, h, h, wi, w, b, b, (2, 2), False), RuntimeError,
+                    "batch_sizes sum to 4, but the input has 5 rows")
+    yield ErrorCase((x, h, h, wi, w, b, b, (1, 2, 2), False), RuntimeError, "must be non-negative and non-increasing")
+    yield ErrorCase((x, h, h, Arg((8, 4), "float32"), w, b, b, (2, 2, 1), False), RuntimeError,
+                    "expected w_ih of size [8, 3], but got [8, 4]")
 
 
 def _gru_layer_ref(xproj, h0, w_hh, b_hh, batch_sizes, reverse=False):
@@ -180,8 +189,8 @@ def _replay(h0, c0, output, cells, batch_sizes, reverse):
     return out
 
 
-def _lstm_layer_backward_ref(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, workspace, cell_states,
-                             batch_sizes, reverse=False):
+def _lstm_layer_backward_ref(grad_output, grad_hn, grad_cn, x, h0, c0, w_ih, w_hh, output, workspace, cell_states,
+                             batch_sizes, reverse, output_mask):
     hidden = h0.shape[1]
     dh = np.zeros_like(h0) if grad_hn is None else grad_hn.copy()
     dc = np.zeros_like(c0) if grad_cn is None else grad_cn.copy()
@@ -198,26 +207,30 @@ def _lstm_layer_backward_ref(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output
         gw += gates.T @ h_prev
         dh[:bs], dc[:bs] = gates @ w_hh, d_c * f
     assert gx.shape[1] == 4 * hidden
-    return gx, dh, dc, gw
+    grads = (gx @ w_ih, dh, dc, gx.T @ x, gw, gx.sum(0))
+    return tuple(gr if m or k in (1, 2) else np.zeros((0,)) for k, (gr, m) in enumerate(zip(grads, output_mask)))
 
 
 def _lstm_layer_backward_samples(dtype):
     rng = np.random.default_rng(11)
     out = []
-    for (b, h, sizes, reverse), which in (((2, 2, (2, 2, 2), False), "all"), ((3, 3, (3, 1, 1), True), "hn"),
-                                          ((3, 2, (3, 2), False), "output")):
-        n = sum(sizes)
-        xproj, h0, c0 = rng.uniform(-2, 2, (n, 4 * h)), rng.uniform(-1, 1, (b, h)), rng.uniform(-1, 1, (b, h))
-        w = rng.uniform(-1, 1, (4 * h, h))
-        output, _, _, work, cells = _lstm_layer_ref(xproj, h0, c0, w, sizes, reverse)
+    for (b, h, sizes, reverse), which, mask in (
+            ((2, 2, (2, 2, 2), False), "all", (True,) * 6),
+            ((3, 3, (3, 1, 1), True), "hn", (True,) * 6),
+            ((3, 2, (3, 2), False), "output", (False, True, True, False, True, True))):
+        n, i = sum(sizes), h + 1
+        x, h0, c0 = rng.uniform(-2, 2, (n, i)), rng.uniform(-1, 1, (b, h)), rng.uniform(-1, 1, (b, h))
+        w_ih, w, bias = rng.uniform(-1, 1, (4 * h, i)), rng.uniform(-1, 1, (4 * h, h)), rng.uniform(-1, 1, 4 * h)
+        output, _, _, work, cells = _lstm_layer_ref(x, h0, c0, w_ih, w, bias, None, sizes, reverse)
 
         def arg(a):
             return Arg(a.shape, dtype, values=a)
         go = arg(rng.uniform(-1, 1, (n, h))) if which in ("all", "output") else None
         ghn = arg(rng.uniform(-1, 1, (b, h))) if which in ("all", "hn") else None
         gcn = arg(rng.uniform(-1, 1, (b, h))) if which == "all" else None
-        out.append(Sample((go, ghn, gcn, arg(h0), arg(c0), arg(w), arg(output), arg(work), arg(cells), sizes,
-                           reverse), note=f"{which}{', packed, reverse' if reverse else ''}"))
+        note = f"{which}{', packed, reverse' if reverse else ''}{'' if all(mask) else ', masked'}"
+        out.append(Sample((go, ghn, gcn, arg(x), arg(h0), arg(c0), arg(w_ih), arg(w), arg(output), arg(work),
+                           arg(cells), sizes, reverse, mask), note=note))
     return out
 
 
@@ -334,7 +347,7 @@ def cases() -> list[OpCase]:
                errors=_lstm_layer_errors, tolerances=_LOOSE),
         OpCase("nn_gru_layer", ("float32", "float64"), _gru_layer_samples, _gru_layer_ref, same(3), tolerances=_LOOSE),
         OpCase("nn_lstm_layer_backward", ("float32", "float64"), _lstm_layer_backward_samples,
-               _lstm_layer_backward_ref, same(4), tolerances=_LOOSE),
+               _lstm_layer_backward_ref, same(6), tolerances=_LOOSE),
         OpCase("nn_gru_layer_backward", ("float32", "float64"), _gru_layer_backward_samples,
                _gru_layer_backward_ref, same(4), tolerances=_LOOSE),
         OpCase("nn_rnn_layer", ("float32", "float64"), _rnn_layer_samples, _rnn_layer_ref, same(2),

@@ -104,25 +104,27 @@ def _optional(a: np.ndarray | None, dt: np.dtype) -> np.ndarray | None:
     return None if a is None else _arr(a, dt)
 
 
-def nn_lstm_layer(xproj, h0, c0, w_hh, batch_sizes, reverse, out):
-    dt = _work_dtype(xproj)
+def nn_lstm_layer(input, h0, c0, w_ih, w_hh, b_ih, b_hh, batch_sizes, reverse, out):
+    dt = _work_dtype(input)
     batch, hidden = c0.shape
     works = [_target(o, dt) for o in out]
-    _C.nn_lstm_layer(_arr(xproj, dt), _arr(h0, dt), _arr(c0, dt), _arr(w_hh, dt), _sizes(batch_sizes),
-                     bool(reverse), *works, batch, hidden, _gemm(dt))
+    _C.nn_lstm_layer(_arr(input, dt), _arr(h0, dt), _arr(c0, dt), _arr(w_ih, dt), _arr(w_hh, dt), _optional(b_ih, dt),
+                     _optional(b_hh, dt), _sizes(batch_sizes), bool(reverse), *works, batch, hidden, input.shape[1])
     _store(out, works)
 
 
-def nn_lstm_layer_backward(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, workspace, cell_states, batch_sizes,
-                           reverse, out):
+def nn_lstm_layer_backward(grad_output, grad_hn, grad_cn, input, h0, c0, w_ih, w_hh, output, workspace, cell_states,
+                           batch_sizes, reverse, output_mask, out):
     dt = _work_dtype(h0)
     batch, hidden = h0.shape
-    works = [_target(o, dt) for o in out]
+    # gradients masked off come back empty (shape (0,)): the C++ code skips them
+    works = [_target(o, dt) if wanted else None for o, wanted in zip(out, output_mask)]
+    works[1], works[2] = _target(out[1], dt), _target(out[2], dt)  # the states' gradients come with the steps
     _C.nn_lstm_layer_backward(_optional(grad_output, dt), _optional(grad_hn, dt), _optional(grad_cn, dt),
-                              _arr(h0, dt), _arr(c0, dt), _arr(w_hh, dt), _arr(output, dt), _arr(workspace, dt),
-                              _arr(cell_states, dt), _sizes(batch_sizes), bool(reverse), *works, batch, hidden,
-                              _gemm(dt))
-    _store(out, works)
+                              _arr(input, dt), _arr(h0, dt), _arr(c0, dt), _arr(w_ih, dt), _arr(w_hh, dt),
+                              _arr(output, dt), _arr(workspace, dt), _arr(cell_states, dt), _sizes(batch_sizes),
+                              bool(reverse), *works, batch, hidden, input.shape[1], _gemm(dt))
+    _store([o for o, w in zip(out, works) if w is not None], [w for w in works if w is not None])
 
 
 def nn_gru_layer(xproj, h0, w_hh, b_hh, batch_sizes, reverse, out):

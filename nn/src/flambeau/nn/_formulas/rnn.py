@@ -55,29 +55,34 @@ def _gru_cell(ctx: Any, grads: list) -> tuple:
 
 
 def _lstm_layer(ctx: Any, grads: list) -> tuple:
-    xproj, h0, c0, w_hh, batch_sizes, reverse = ctx.args
+    input, h0, c0, w_ih, w_hh, b_ih, b_hh, batch_sizes, reverse = ctx.args
     g_out, g_h, g_c = grads[0], grads[1], grads[2]
     if g_out is None and g_h is None and g_c is None:
-        return (None,) * 6
+        return (None,) * 9
     if fb.is_grad_enabled():
         # create_graph: the layer again in differentiable ops, differentiated by autograd itself, so
         # that the gradients' own graph reaches the inputs
         with fb.enable_grad():
-            outs = M.lstm_layer(xproj, h0, c0, w_hh, batch_sizes, reverse)[:3]
+            outs = M.lstm_layer(input, h0, c0, w_ih, w_hh, b_ih, b_hh, batch_sizes, reverse)[:3]
             pairs = [(o, g) for o, g in zip(outs, (g_out, g_h, g_c)) if g is not None]
-            inputs = [xproj, h0, c0, w_hh]
-            wanted = [i for i, x in enumerate(inputs) if ctx.needs(i)]
+            inputs = [input, h0, c0, w_ih, w_hh, b_ih, b_hh]
+            wanted = [i for i, x in enumerate(inputs) if x is not None and ctx.needs(i)]
             got = fb.autograd.grad([o for o, _ in pairs], [inputs[i] for i in wanted], [g for _, g in pairs],
                                    create_graph=True, allow_unused=True)
-        result: list = [None] * 6
+        result: list = [None] * 9
         for i, g in zip(wanted, got):
             result[i] = g
         return tuple(result)
     output, _, _, work, cells = ctx.result
-    gx, gh, gc, gw = _op("nn_lstm_layer_backward")(g_out, g_h, g_c, h0, c0, w_hh, output, work, cells, batch_sizes,
-                                                   reverse)
+    need_bias = (b_ih is not None and ctx.needs(5)) or (b_hh is not None and ctx.needs(6))
+    mask = (ctx.needs(0), True, True, ctx.needs(3), ctx.needs(4), need_bias)
+    gx, gh, gc, gw_ih, gw_hh, gb = _op("nn_lstm_layer_backward")(g_out, g_h, g_c, input, h0, c0, w_ih, w_hh, output,
+                                                                  work, cells, batch_sizes, reverse, mask)
+    # both biases get the whole of the gates' gradient; each leaf its own tensor
+    gb_ih = gb if b_ih is not None and ctx.needs(5) else None
+    gb_hh = (gb.clone() if gb_ih is not None else gb) if b_hh is not None and ctx.needs(6) else None
     return (gx if ctx.needs(0) else None, gh if ctx.needs(1) else None, gc if ctx.needs(2) else None,
-            gw if ctx.needs(3) else None, None, None)
+            gw_ih if ctx.needs(3) else None, gw_hh if ctx.needs(4) else None, gb_ih, gb_hh, None, None)
 
 
 def _gru_layer(ctx: Any, grads: list) -> tuple:
@@ -130,8 +135,8 @@ def formulas() -> dict[str, Any]:
     return {
         "nn_lstm_cell": Formula(_lstm_cell, save=("gates", "cx"), result=True, nondiff_outputs=(2,)),
         "nn_gru_cell": Formula(_gru_cell, save=("igates", "hgates", "hx"), result=True, nondiff_outputs=(1,)),
-        "nn_lstm_layer": Formula(_lstm_layer, save=("xproj", "h0", "c0", "w_hh"), result=True,
-                                 nondiff_outputs=(3, 4)),
+        "nn_lstm_layer": Formula(_lstm_layer, save=("input", "h0", "c0", "w_ih", "w_hh", "b_ih", "b_hh"),
+                                 result=True, nondiff_outputs=(3, 4)),
         "nn_gru_layer": Formula(_gru_layer, save=("xproj", "h0", "w_hh", "b_hh"), result=True, nondiff_outputs=(2,)),
         "nn_rnn_layer": Formula(_rnn_layer, save=("xproj", "h0", "w_hh"), result=True),
     }

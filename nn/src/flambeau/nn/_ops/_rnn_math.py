@@ -78,13 +78,20 @@ def _order(batch_sizes, reverse: bool) -> range:
     return range(steps - 1, -1, -1) if reverse else range(steps)
 
 
-def lstm_layer(xproj: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, batch_sizes, reverse: bool = False):
-    """``(output, h_n, c_n, workspace, cell_states)`` of one LSTM layer over packed rows.
+def _projection(input: Tensor, w_ih: Tensor, b_ih: Tensor | None, b_hh: Tensor | None) -> Tensor:
+    """``input @ w_ih^T + b_ih + b_hh`` ``(N, 4H)``: every step's input-side gate pre-activations."""
+    bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
+    return fb.addmm(bias, input, w_ih.t()) if bias is not None else input.matmul(w_ih.t())
 
-    ``xproj`` ``(N, 4H)`` is the input's projection with both biases; at step ``t`` the first
-    ``batch_sizes[t]`` sequences advance (steps walked from the last when ``reverse``). The
-    workspace ``(N, 4H)`` (activated gates) and the cell states ``(N, H)`` are what the backward
-    pass reads."""
+
+def lstm_layer(input: Tensor, h0: Tensor, c0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
+               b_hh: Tensor | None, batch_sizes, reverse: bool = False):
+    """``(output, h_n, c_n, workspace, cell_states)`` of one LSTM layer over packed rows ``input`` ``(N, I)``.
+
+    At step ``t`` the first ``batch_sizes[t]`` sequences advance (steps walked from the last when
+    ``reverse``). The workspace ``(N, 4H)`` (activated gates) and the cell states ``(N, H)`` are what
+    the backward pass reads."""
+    xproj = _projection(input, w_ih, b_ih, b_hh)
     offsets = _offsets(batch_sizes)
     batch = h0.shape[0]
     w_t = w_hh.t()
@@ -117,9 +124,21 @@ def _previous(t: int, bs: int, batch_sizes, offsets, states: Tensor, initial: Te
     return before if pbs == bs else fb.cat([before, initial[pbs:bs]], 0)
 
 
-def lstm_layer_backward(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, workspace, cell_states, batch_sizes,
-                        reverse: bool = False):
-    """``(grad_xproj, grad_h0, grad_c0, grad_w_hh)`` of :func:`lstm_layer`, walking its steps backwards."""
+def lstm_layer_backward(grad_output, grad_hn, grad_cn, input, h0, c0, w_ih, w_hh, output, workspace, cell_states,
+                        batch_sizes, reverse: bool, output_mask):
+    """``(grad_input, grad_h0, grad_c0, grad_w_ih, grad_w_hh, grad_bias)`` of :func:`lstm_layer`, walking its
+    steps backwards (those ``output_mask`` leaves out: empty, but the states')."""
+    gx, dh, dc, gw = _gates_backward(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, workspace, cell_states,
+                                     batch_sizes, reverse)
+    empty = gx.new_zeros((0,))
+    return (gx.matmul(w_ih) if output_mask[0] else empty, dh, dc,
+            gx.t().matmul(input) if output_mask[3] else empty, gw if output_mask[4] else empty,
+            gx.sum(0) if output_mask[5] else empty)
+
+
+def _gates_backward(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, workspace, cell_states, batch_sizes,
+                    reverse: bool):
+    """``(grad of every step's gate pre-activations (N, 4H), grad_h0, grad_c0, grad_w_hh)``."""
     offsets = _offsets(batch_sizes)
     dh = grad_hn if grad_hn is not None else fb.zeros_like(h0)
     dc = grad_cn if grad_cn is not None else fb.zeros_like(c0)

@@ -96,39 +96,51 @@ def _check_batch_sizes(op: str, batch_sizes, rows: int, batch: int) -> None:
         raise RuntimeError(f"{op}: batch_sizes[0] is {sizes[0]}, but the state holds {batch} sequences")
 
 
-def _lstm_layer_meta(xproj, h0, c0, w_hh, batch_sizes, reverse=False):
+def _lstm_weights(op: str, input: Tensor, b: int, h: int, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
+                  b_hh: Tensor | None) -> None:
+    _check_shape(op, "w_ih", w_ih, (4 * h, input.shape[1]))
+    _check_shape(op, "w_hh", w_hh, (4 * h, h))
+    _check_shape(op, "b_ih", b_ih, (4 * h,))
+    _check_shape(op, "b_hh", b_hh, (4 * h,))
+
+
+def _lstm_layer_meta(input, h0, c0, w_ih, w_hh, b_ih, b_hh, batch_sizes, reverse=False):
     op = "nn_lstm_layer"
-    _check_float(op, xproj, h0, c0, w_hh)
-    if h0.dim() != 2 or c0.dim() != 2 or xproj.dim() != 2:
-        raise RuntimeError(f"{op}: expected 2-D xproj, h0 and c0, but got sizes {fmt_shape(xproj.shape)}, "
+    _check_float(op, input, h0, c0, w_ih, w_hh, b_ih, b_hh)
+    if h0.dim() != 2 or c0.dim() != 2 or input.dim() != 2:
+        raise RuntimeError(f"{op}: expected 2-D input, h0 and c0, but got sizes {fmt_shape(input.shape)}, "
                            f"{fmt_shape(h0.shape)} and {fmt_shape(c0.shape)}")
     b, h = c0.shape
     _check_shape(op, "h0", h0, (b, h))
-    _check_shape(op, "w_hh", w_hh, (4 * h, h))
-    if xproj.shape[1] != 4 * h:
-        raise RuntimeError(f"{op}: expected xproj of size [*, {4 * h}], but got {fmt_shape(xproj.shape)}")
-    n = xproj.shape[0]
+    _lstm_weights(op, input, b, h, w_ih, w_hh, b_ih, b_hh)
+    n = input.shape[0]
     _check_batch_sizes(op, batch_sizes, n, b)
-    dt = xproj.dtype
+    dt = input.dtype
     return [((n, h), dt), ((b, h), dt), ((b, h), dt), ((n, 4 * h), dt), ((n, h), dt)]
 
 
-def _lstm_layer_backward_meta(grad_output, grad_hn, grad_cn, h0, c0, w_hh, output, workspace, cell_states,
-                              batch_sizes, reverse=False):
+def _lstm_layer_backward_meta(grad_output, grad_hn, grad_cn, input, h0, c0, w_ih, w_hh, output, workspace,
+                              cell_states, batch_sizes, reverse, output_mask):
     op = "nn_lstm_layer_backward"
-    _check_float(op, h0, grad_output, grad_hn, grad_cn, c0, w_hh, output, workspace, cell_states)
-    if h0.dim() != 2 or output.dim() != 2:
-        raise RuntimeError(f"{op}: expected 2-D states")
+    _check_float(op, h0, grad_output, grad_hn, grad_cn, input, c0, w_ih, w_hh, output, workspace, cell_states)
+    if h0.dim() != 2 or output.dim() != 2 or input.dim() != 2:
+        raise RuntimeError(f"{op}: expected 2-D input and states")
     b, h = h0.shape
     n = output.shape[0]
     for name, t, shape in (("grad_output", grad_output, (n, h)), ("grad_hn", grad_hn, (b, h)),
-                           ("grad_cn", grad_cn, (b, h)), ("c0", c0, (b, h)), ("w_hh", w_hh, (4 * h, h)),
+                           ("grad_cn", grad_cn, (b, h)), ("c0", c0, (b, h)), ("input", input, (n, input.shape[1])),
                            ("output", output, (n, h)), ("workspace", workspace, (n, 4 * h)),
                            ("cell_states", cell_states, (n, h))):
         _check_shape(op, name, t, shape)
+    _lstm_weights(op, input, b, h, w_ih, w_hh, None, None)
     _check_batch_sizes(op, batch_sizes, n, b)
+    mask = tuple(bool(m) for m in output_mask)
+    if len(mask) != 6:
+        raise RuntimeError(f"{op}: output_mask must have 6 entries, got {len(mask)}")
     dt = h0.dtype
-    return [((n, 4 * h), dt), ((b, h), dt), ((b, h), dt), ((4 * h, h), dt)]
+    shapes = ((n, input.shape[1]), (b, h), (b, h), tuple(w_ih.shape), (4 * h, h), (4 * h,))
+    # the states' gradients come with the steps' walk: always computed
+    return [(shape if m or i in (1, 2) else (0,), dt) for i, (shape, m) in enumerate(zip(shapes, mask))]
 
 
 def _gru_layer_meta(xproj, h0, w_hh, b_hh, batch_sizes, reverse=False):
@@ -213,18 +225,22 @@ def declarations() -> list[OpDecl]:
                composite=M.gru_cell_backward, output_names=("grad_igates", "grad_hgates", "grad_hx"),
                differentiable=False,
                doc="The gradients of ``nn_gru_cell``'s input and hidden projections and hidden state.", **common),
-        OpDecl("nn_lstm_layer", "(xproj: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, batch_sizes, reverse=False)",
-               _lstm_layer_meta, composite=M.lstm_layer,
+        OpDecl("nn_lstm_layer", "(input: Tensor, h0: Tensor, c0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor?, "
+               "b_hh: Tensor?, batch_sizes, reverse=False)", _lstm_layer_meta, composite=M.lstm_layer,
                output_names=("output", "h_n", "c_n", "workspace", "cell_states"),
-               doc="One LSTM layer in one direction over packed rows: ``xproj`` ``(N, 4H)`` the input's projection "
-                   "with both biases, ``batch_sizes`` the sequences running at each step. Returns the output "
+               doc="One LSTM layer in one direction over packed rows ``input`` ``(N, I)``, its weights and biases "
+                   "as ``nn.LSTM``'s, ``batch_sizes`` the sequences running at each step. Returns the output "
                    "``(N, H)``, the final states and, for the backward pass, the activated gates and cell states.",
                **common),
-        OpDecl("nn_lstm_layer_backward", "(grad_output: Tensor?, grad_hn: Tensor?, grad_cn: Tensor?, h0: Tensor, "
-               "c0: Tensor, w_hh: Tensor, output: Tensor, workspace: Tensor, cell_states: Tensor, batch_sizes, "
-               "reverse=False)", _lstm_layer_backward_meta, composite=M.lstm_layer_backward,
-               output_names=("grad_xproj", "grad_h0", "grad_c0", "grad_w_hh"), differentiable=False,
-               doc="The gradients of ``nn_lstm_layer``'s projection, initial states and hidden weight.", **common),
+        OpDecl("nn_lstm_layer_backward", "(grad_output: Tensor?, grad_hn: Tensor?, grad_cn: Tensor?, input: Tensor, "
+               "h0: Tensor, c0: Tensor, w_ih: Tensor, w_hh: Tensor, output: Tensor, workspace: Tensor, "
+               "cell_states: Tensor, batch_sizes, reverse, output_mask)",
+               _lstm_layer_backward_meta, composite=M.lstm_layer_backward,
+               output_names=("grad_input", "grad_h0", "grad_c0", "grad_w_ih", "grad_w_hh", "grad_bias"),
+               differentiable=False,
+               doc="The gradients of ``nn_lstm_layer``'s input, initial states, weights and bias (one for both "
+                   "biases: each gets all of it). Those masked off come back empty; the states' always come.",
+               **common),
         OpDecl("nn_gru_layer", "(xproj: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor?, batch_sizes, reverse=False)",
                _gru_layer_meta, composite=M.gru_layer, output_names=("output", "h_n", "workspace"),
                doc="One GRU layer in one direction over packed rows: ``xproj`` ``(N, 3H)`` the input's projection "

@@ -5,9 +5,10 @@ empty); the modules call :func:`run_layers` and the ``*_cell`` functions here.
 
 Every layer works on packed rows: a padded batch ``(T, B, *)`` is the packed batch whose
 ``batch_sizes`` are all ``B``. For each layer and direction the input's projection for every time
-step is one matrix product. A GRU layer, an RNN layer (tanh or relu) and an LSTM layer without
-projection are then one op each (``nn_gru_layer``, ``nn_rnn_layer``, ``nn_lstm_layer``), whose kernels
-loop over the steps without recording any; an LSTM with ``proj_size`` adds the hidden state's
+step is one matrix product. A GRU layer and an RNN layer (tanh or relu) are then one op each
+(``nn_gru_layer``, ``nn_rnn_layer``), whose kernels loop over the steps without recording any; an LSTM
+layer without projection is one op with its input's projection (``nn_lstm_layer``: the kernel also
+computes the input-side gradients, in one pass); an LSTM with ``proj_size`` adds the hidden state's
 projection (``addmm``) and runs one fused cell op (``nn_lstm_cell``) per step. At step ``t`` only
 the first ``batch_sizes[t]`` sequences advance; the others keep their state, which is how a packed
 batch's sequences each end with their own final state. The reverse direction walks the steps from
@@ -47,12 +48,13 @@ def _direction(mode: str, x: Tensor, sizes: Sequence[int], h0: Tensor, c0: Tenso
         xproj = _affine(x, w_ih.t(), b_ih)
         out, h, _ = _gru_layer(xproj, h0, w_hh, b_hh, tuple(sizes), reverse)
         return out, h, None
-    else:  # LSTM and RNN: both biases go into the input projection, once for every step
-        xproj = _affine(x, w_ih.t(), b_ih + b_hh if has_bias else None)
     if mode == "LSTM" and w_hr is None:
-        # the whole layer is one op: one autograd node, its steps looped inside the kernel
-        out, h, c, _, _ = _lstm_layer(xproj, h0, c0, w_hh, tuple(sizes), reverse)
+        # the whole layer, its input's projection included, is one op: one autograd node, its steps
+        # looped inside the kernel
+        out, h, c, _, _ = _lstm_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, tuple(sizes), reverse)
         return out, h, c
+    # RNN and the projected LSTM: both biases go into the input projection, once for every step
+    xproj = _affine(x, w_ih.t(), b_ih + b_hh if has_bias else None)
     if mode != "LSTM":  # RNN_TANH, RNN_RELU: one op as well
         out, h = _rnn_layer(xproj, h0, w_hh, tuple(sizes), reverse, mode == "RNN_RELU")
         return out, h, None
