@@ -678,6 +678,11 @@ def test_constructor_errors():
         nn.LSTM(3, 4, num_layers=0)
     with pytest.raises(TypeError, match="hidden_size should be of type int, got: float"):
         nn.LSTM(3, 4.0)
+    for kind in ("RNN", "LSTM", "GRU"):  # PyTorch checks the input's size first
+        with pytest.raises(ValueError, match="input_size must be greater than zero"):
+            getattr(nn, kind)(0, 4.0)
+        with pytest.raises(TypeError, match="input_size should be of type int, got: float"):
+            getattr(nn, kind)(3.0, 0)
     with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
         nn.LSTM(3, 4, dropout=0.2)
 
