@@ -6,9 +6,10 @@
 // Neither operand needs packing for the AVX-512 tile: for 16 rows of C (16 columns of A) and one
 // 512-bit panel of columns of B, step p of the sum reads A's 16 elements in row p (contiguous: each
 // an embedded broadcast) and B's panel in row p (one load). k runs in blocks whose A strip and B
-// panels stay in the L1 cache; C accumulates across the blocks. Threads split the tiles of rows of C,
-// and each element is summed in row order of A and B by one thread: the result does not depend on the
-// thread count. Without AVX-512 the callers use BLAS (gemm_rows, fortran_gemm.h).
+// panels stay in the L1 cache; C accumulates across the blocks. The tiles of rows of C are handed out
+// to the threads one at a time (parallel_tasks), and each element is summed in row order of A and B by
+// one thread: the result does not depend on the thread count. Without AVX-512 the callers use BLAS
+// (gemm_rows, fortran_gemm.h).
 #pragma once
 
 #include <algorithm>
@@ -139,8 +140,8 @@ void product(index_t m, index_t n, index_t k, const T* a, index_t lda, const T* 
   }
 #ifdef FLAMBEAU_HAVE_AVX512
   const index_t tiles = (m + kRows - 1) / kRows;
-  parallel_chunks(tiles, 1, [&](index_t t0, index_t t1) { row_tiles(t0, t1, m, n, k, a, lda, b, ldb, c, ldc); },
-                  m * n * (k / 8 + 1));
+  parallel_tasks(threads_for(m * n * (k / 8 + 1)), tiles,
+                 [&](index_t t) { row_tiles(t, t + 1, m, n, k, a, lda, b, ldb, c, ldc); });
 #endif
 }
 

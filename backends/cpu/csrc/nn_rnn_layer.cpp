@@ -156,16 +156,30 @@ int row_team(index_t batch, index_t h) {
   return team >= 2 ? team : 0;
 }
 
-// lstm_forward with sequences [r0, r1) on each thread: w^T (H, 4H) packed once and read by all.
+// The row split's chunks of sequences: at least kRowsPerThread each, and two per thread where the batch
+// has them, handed out one at a time (parallel_tasks): a thread the host slows down takes fewer.
+inline index_t row_chunks(index_t batch, int team) {
+  return std::max<index_t>(team, std::min<index_t>(batch / kRowsPerThread, 2 * static_cast<index_t>(team)));
+}
+
+// Sequences [r0, r1) of chunk `task` of `chunks`.
+inline void chunk_rows(index_t batch, index_t task, index_t chunks, index_t& r0, index_t& r1) {
+  r0 = batch / chunks * task + std::min(task, batch % chunks);
+  r1 = r0 + batch / chunks + (task < batch % chunks ? 1 : 0);
+}
+
+// lstm_forward by chunks of sequences: each chunk runs every step for its rows, against w^T (H, 4H)
+// packed once and read by all.
 template <class T>
 void lstm_forward_by_rows(int team, const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* c0,
                           const T* w, T* out, T* hn, T* cn, T* work, T* cells) {
   const auto wt = packed_gemm::pack(w, h, 4 * h, 1, h);
-  parallel_team(team, [&](int tid, int nt) {
+  const index_t chunks = row_chunks(batch, team);
+  parallel_tasks(team, chunks, [&](index_t task) {
     index_t r0 = 0, r1 = 0;
-    split_range(batch, tid, nt, r0, r1);
+    chunk_rows(batch, task, chunks, r0, r1);
     if (r1 <= r0) return;
-    // the running states of this thread's sequences, and one step's gates for them
+    // the running states of this chunk's sequences, and one step's gates for them
     std::vector<T> hs(h0 + r0 * h, h0 + r1 * h), cs(c0 + r0 * h, c0 + r1 * h);
     std::vector<T> gates(static_cast<std::size_t>((r1 - r0) * 4 * h));
     for (index_t i = 0; i < s.count(); ++i) {
@@ -248,47 +262,56 @@ void lstm_forward(const Steps& s, index_t batch, index_t h, index_t in, const T*
   });
 }
 
-// lstm_backward with sequences [r0, r1) on each thread (see lstm_forward_by_rows): the cells' backward
-// and dh = grad_gates w for its rows at every step, no barrier; w (4H, H) packed once.
+// Rows [r0, r1) (those running at step t) of states_before(s, t, ...), at their rows of dst.
+template <class T>
+void states_before_rows(const Steps& s, index_t t, const T* seq, const T* init, index_t hidden, index_t r0, index_t r1,
+                        T* dst) {
+  const index_t end = std::min(s.sizes[t], r1), prev = s.before(t);
+  if (end <= r0) return;
+  const index_t ran = prev >= 0 ? std::min(s.sizes[prev], end) : 0;  // rows [0, ran) ran at the step before
+  const index_t mid = std::max(r0, ran);
+  if (mid > r0) copy_rows(dst + r0 * hidden, seq + (s.offsets[prev] + r0) * hidden, mid - r0, hidden);
+  if (end > mid) copy_rows(dst + mid * hidden, init + mid * hidden, end - mid, hidden);
+}
+
+// lstm_backward by chunks of sequences (see lstm_forward_by_rows): the cells' backward and
+// dh = grad_gates w for its rows at every step, no barrier; w (4H, H) packed once.
 template <class T>
 void lstm_backward_by_rows(int team, const Steps& s, index_t batch, index_t h, const T* gout, const T* ghn,
                            const T* gcn, const T* h0, const T* c0, const T* w, const T* out, const T* work,
                            const T* cells, T* gx, T* gh0, T* gc0, T* hprev) {
   const auto wp = packed_gemm::pack(w, 4 * h, h, h, 1);
-  parallel_team(team, [&](int tid, int nt) {
+  const index_t chunks = row_chunks(batch, team);
+  parallel_tasks(team, chunks, [&](index_t task) {
     index_t r0 = 0, r1 = 0;
-    split_range(batch, tid, nt, r0, r1);
-    if (r1 > r0) {
-      std::vector<T> dh(static_cast<std::size_t>((r1 - r0) * h), T(0)), dc(dh.size(), T(0));
-      if (ghn != nullptr) std::copy(ghn + r0 * h, ghn + r1 * h, dh.begin());
-      if (gcn != nullptr) std::copy(gcn + r0 * h, gcn + r1 * h, dc.begin());
-      for (index_t i = s.count() - 1; i >= 0; --i) {
-        const index_t t = s.at(i), off = s.offsets[t] + r0, m = std::min(s.sizes[t], r1) - r0;
-        if (m <= 0) continue;
-        T* dg = gx + off * 4 * h;
-        if (gout != nullptr) {
-          const T* g = gout + off * h;
-          for (index_t e = 0; e < m * h; ++e) dh[e] += g[e];
-        }
-        // the cell states before step t: the previous step's rows where it ran, else the initial ones
-        const index_t prev = s.before(t), pbs = prev >= 0 ? std::min(s.sizes[prev], s.sizes[t]) : 0;
-        const index_t ran = std::clamp<index_t>(pbs - r0, 0, m);
-        if (ran > 0)
-          rnn_cells::lstm_backward_rows(dh.data(), dc.data(), cells + (s.offsets[prev] + r0) * h, cells + off * h,
-                                        work + off * 4 * h, dg, dc.data(), 0, ran, h, index_t(0), h);
-        if (m > ran)
-          rnn_cells::lstm_backward_rows(dh.data(), dc.data(), c0 + r0 * h, cells + off * h, work + off * 4 * h, dg,
-                                        dc.data(), ran, m, h, index_t(0), h);
-        packed_gemm::panels(wp, 0, wp.panels, m, dg, 4 * h, static_cast<const T*>(nullptr), dh.data(), h);
+    chunk_rows(batch, task, chunks, r0, r1);
+    if (r1 <= r0) return;
+    std::vector<T> dh(static_cast<std::size_t>((r1 - r0) * h), T(0)), dc(dh.size(), T(0));
+    if (ghn != nullptr) std::copy(ghn + r0 * h, ghn + r1 * h, dh.begin());
+    if (gcn != nullptr) std::copy(gcn + r0 * h, gcn + r1 * h, dc.begin());
+    for (index_t i = s.count() - 1; i >= 0; --i) {
+      const index_t t = s.at(i), off = s.offsets[t] + r0, m = std::min(s.sizes[t], r1) - r0;
+      if (m <= 0) continue;
+      T* dg = gx + off * 4 * h;
+      if (gout != nullptr) {
+        const T* g = gout + off * h;
+        for (index_t e = 0; e < m * h; ++e) dh[e] += g[e];
       }
-      copy_rows(gh0 + r0 * h, dh.data(), r1 - r0, h);
-      copy_rows(gc0 + r0 * h, dc.data(), r1 - r0, h);
+      // the cell states before step t: the previous step's rows where it ran, else the initial ones
+      const index_t prev = s.before(t), pbs = prev >= 0 ? std::min(s.sizes[prev], s.sizes[t]) : 0;
+      const index_t ran = std::clamp<index_t>(pbs - r0, 0, m);
+      if (ran > 0)
+        rnn_cells::lstm_backward_rows(dh.data(), dc.data(), cells + (s.offsets[prev] + r0) * h, cells + off * h,
+                                      work + off * 4 * h, dg, dc.data(), 0, ran, h, index_t(0), h);
+      if (m > ran)
+        rnn_cells::lstm_backward_rows(dh.data(), dc.data(), c0 + r0 * h, cells + off * h, work + off * 4 * h, dg,
+                                      dc.data(), ran, m, h, index_t(0), h);
+      packed_gemm::panels(wp, 0, wp.panels, m, dg, 4 * h, static_cast<const T*>(nullptr), dh.data(), h);
+      // this chunk's states before step t, for the weight's gradient
+      if (hprev != nullptr) states_before_rows(s, t, out, h0, h, r0, r1, hprev + s.offsets[t] * h);
     }
-    if (hprev != nullptr) {  // the states before each step, for the weight's gradient (inputs only: no wait)
-      index_t t0 = 0, t1 = 0;
-      split_range(s.count(), tid, nt, t0, t1);
-      for (index_t t = t0; t < t1; ++t) states_before(s, t, out, h0, h, hprev + s.offsets[t] * h);
-    }
+    copy_rows(gh0 + r0 * h, dh.data(), r1 - r0, h);
+    copy_rows(gc0 + r0 * h, dc.data(), r1 - r0, h);
   });
 }
 
