@@ -113,20 +113,31 @@ void parallel_team(int nthreads, Fn&& fn) {
 // different speeds for seconds at a time (perf: one thread's share of a static split took 20% more
 // samples than the other's, which then waited at the region's end); handing out 2+ tasks per thread
 // lets the faster one take more. Memory-bound loops keep parallel_chunks' static split (see there).
-template <class Fn>
-void parallel_tasks(int nthreads, index_t tasks, Fn&& fn) {
+//
+// `setup(thread, nthreads)`, where given, runs first on every thread, and all finish it before any task
+// starts (each thread packs its share of an operand every task reads).
+template <class Setup, class Fn>
+void parallel_tasks(int nthreads, index_t tasks, Setup&& setup, Fn&& fn) {
   if (tasks <= 0) return;
   nthreads = static_cast<int>(std::min<index_t>(std::max(nthreads, 1), tasks));
   if (nthreads == 1) {
+    setup(0, 1);
     for (index_t t = 0; t < tasks; ++t) fn(t);
     return;
   }
   std::atomic<index_t> next{0};
-  parallel_team(nthreads, [&](int, int) {
+  parallel_team(nthreads, [&](int thread, int team) {
+    setup(thread, team);
+#pragma omp barrier
     for (index_t t = next.fetch_add(1, std::memory_order_relaxed); t < tasks;
          t = next.fetch_add(1, std::memory_order_relaxed))
       fn(t);
   });
+}
+
+template <class Fn>
+void parallel_tasks(int nthreads, index_t tasks, Fn&& fn) {
+  parallel_tasks(nthreads, tasks, [](int, int) {}, fn);
 }
 
 // Runs fn(begin, end) over [0, n): in one piece on one thread when small, else split into one

@@ -156,6 +156,15 @@ int row_team(index_t batch, index_t h) {
   return team >= 2 ? team : 0;
 }
 
+// Thread `thread` of `threads`' share of packed_gemm::pack_panels(out, b, row_step, col_step, ...).
+template <class T>
+void pack_share(packed_gemm::PackedB<T>& out, const T* b, index_t row_step, index_t col_step, int thread,
+                int threads) {
+  index_t q0 = 0, q1 = 0;
+  split_range(out.panels, thread, threads, q0, q1);
+  packed_gemm::pack_panels(out, b, row_step, col_step, q0, q1);
+}
+
 // The row split's chunks of sequences: at least kRowsPerThread each, and two per thread where the batch
 // has them, handed out one at a time (parallel_tasks): a thread the host slows down takes fewer.
 inline index_t row_chunks(index_t batch, int team) {
@@ -173,9 +182,10 @@ inline void chunk_rows(index_t batch, index_t task, index_t chunks, index_t& r0,
 template <class T>
 void lstm_forward_by_rows(int team, const Steps& s, index_t batch, index_t h, const T* x, const T* h0, const T* c0,
                           const T* w, T* out, T* hn, T* cn, T* work, T* cells) {
-  const auto wt = packed_gemm::pack(w, h, 4 * h, 1, h);
+  auto wt = packed_gemm::empty<T>(h, 4 * h);
   const index_t chunks = row_chunks(batch, team);
-  parallel_tasks(team, chunks, [&](index_t task) {
+  parallel_tasks(team, chunks, [&](int thread, int threads) { pack_share(wt, w, 1, h, thread, threads); },
+                 [&](index_t task) {
     index_t r0 = 0, r1 = 0;
     chunk_rows(batch, task, chunks, r0, r1);
     if (r1 <= r0) return;
@@ -204,13 +214,22 @@ void input_projection(index_t n, index_t in, index_t g, const T* x, const T* w_i
                       T* dst) {
   std::vector<T> bias(static_cast<std::size_t>(g), T(0));
   for (index_t j = 0; j < g; ++j) bias[j] = (b_ih != nullptr ? b_ih[j] : T(0)) + (b_hh != nullptr ? b_hh[j] : T(0));
-  over_rows(n, g, [&](index_t r0, index_t r1) {
+  auto wt = packed_gemm::empty<T>(in, g);  // w_ih^T (in, g)
+  // one region: each thread packs its share of the panels and fills its share of the rows with the
+  // bias, then (after the barrier) multiplies its panels for all rows onto them
+  const index_t work = n * g * (in / 8 + 1);
+  parallel_team(static_cast<int>(std::min<index_t>(threads_for(work), std::max<index_t>(wt.panels, 1))),
+                [&](int thread, int threads) {
+    if (in > 0) pack_share(wt, w_ih, 1, in, thread, threads);
+    index_t r0 = 0, r1 = 0;
+    split_range(n, thread, threads, r0, r1);
     for (index_t r = r0; r < r1; ++r) std::memcpy(dst + r * g, bias.data(), static_cast<std::size_t>(g) * sizeof(T));
+    if (in == 0 || n == 0) return;
+    team_barrier(threads);
+    index_t q0 = 0, q1 = 0;
+    split_range(wt.panels, thread, threads, q0, q1);
+    if (q1 > q0) packed_gemm::panels(wt, q0, q1, n, x, in, dst, dst, g);
   });
-  if (in > 0 && n > 0) {
-    const auto wt = packed_gemm::pack(w_ih, in, g, 1, in);  // w_ih^T (in, g)
-    packed_gemm::multiply(wt, n, x, in, dst, dst, g);
-  }
 }
 
 // The forward pass: `work` first holds the input's projection (see input_projection), then the gates.
@@ -280,9 +299,10 @@ template <class T>
 void lstm_backward_by_rows(int team, const Steps& s, index_t batch, index_t h, const T* gout, const T* ghn,
                            const T* gcn, const T* h0, const T* c0, const T* w, const T* out, const T* work,
                            const T* cells, T* gx, T* gh0, T* gc0, T* hprev) {
-  const auto wp = packed_gemm::pack(w, 4 * h, h, h, 1);
+  auto wp = packed_gemm::empty<T>(4 * h, h);
   const index_t chunks = row_chunks(batch, team);
-  parallel_tasks(team, chunks, [&](index_t task) {
+  parallel_tasks(team, chunks, [&](int thread, int threads) { pack_share(wp, w, h, 1, thread, threads); },
+                 [&](index_t task) {
     index_t r0 = 0, r1 = 0;
     chunk_rows(batch, task, chunks, r0, r1);
     if (r1 <= r0) return;

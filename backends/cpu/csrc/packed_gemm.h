@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "common.h"
@@ -47,10 +48,13 @@ constexpr index_t kPanel = 2 * kLanes<T>;
 template <class T>
 struct PackedB {
   index_t k = 0, n = 0, panels = 0;
-  std::vector<T> data;  // panels * k * kPanel<T>
+  std::unique_ptr<T[]> data;  // panels * k * kPanel<T>
+
+  const T* panel(index_t q) const { return data.get() + q * k * kPanel<T>; }
 };
 
-// An all-zero packed B of k rows and n columns, for pack_panels to fill.
+// A packed B of k rows and n columns, its panels unset (not zeroed: the weights' packing ran on one
+// thread before the step loops, and zeroing first added a pass) until pack_panels fills them.
 template <class T>
 PackedB<T> empty(index_t k, index_t n) {
   constexpr index_t W = kPanel<T>;
@@ -58,21 +62,24 @@ PackedB<T> empty(index_t k, index_t n) {
   out.k = k;
   out.n = n;
   out.panels = (n + W - 1) / W;
-  out.data.assign(static_cast<std::size_t>(out.panels * k * W), T(0));
+  out.data.reset(new T[static_cast<std::size_t>(std::max<index_t>(out.panels * k * W, 1))]);
   return out;
 }
 
 // Fills panels [q0, q1) of `out` from B (out.k, out.n), element (p, j) at b[p * row_step + j * col_step]
-// (a transposed matrix: swap the steps). Threads may fill disjoint panel ranges at the same time.
+// (a transposed matrix: swap the steps), and the last panel's columns past n with zeros. Threads may
+// fill disjoint panel ranges at the same time.
 template <class T>
 void pack_panels(PackedB<T>& out, const T* b, index_t row_step, index_t col_step, index_t q0, index_t q1) {
   constexpr index_t W = kPanel<T>;
   const index_t k = out.k;
   for (index_t q = q0; q < q1; ++q) {
     const index_t cols = std::min(W, out.n - q * W);
-    T* dst = out.data.data() + q * k * W;
-    for (index_t p = 0; p < k; ++p)
+    T* dst = out.data.get() + q * k * W;
+    for (index_t p = 0; p < k; ++p) {
       for (index_t j = 0; j < cols; ++j) dst[p * W + j] = b[p * row_step + (q * W + j) * col_step];
+      for (index_t j = cols; j < W; ++j) dst[p * W + j] = T(0);
+    }
   }
 }
 
@@ -208,7 +215,7 @@ FLAMBEAU_AVX512 void panels512(const PackedB<T>& b, index_t q0, index_t q1, inde
   constexpr index_t W = kPanel<T>;
   const index_t k = b.k;
   for (index_t q = q0; q < q1; ++q) {
-    const T* panel = b.data.data() + q * k * W;
+    const T* panel = b.panel(q);
     const index_t cols = std::min(W, b.n - q * W), col = q * W;
     for (index_t r = 0; r < m; r += kZmmRows) {
       const int rows = static_cast<int>(std::min<index_t>(kZmmRows, m - r));
@@ -226,7 +233,7 @@ FLAMBEAU_CLONES void panels_generic(const PackedB<T>& b, index_t q0, index_t q1,
   constexpr index_t W = kPanel<T>;
   const index_t k = b.k;
   for (index_t q = q0; q < q1; ++q) {
-    const T* panel = b.data.data() + q * k * W;
+    const T* panel = b.panel(q);
     const index_t cols = std::min(W, b.n - q * W);
     const index_t col = q * W;
     index_t r = 0;
