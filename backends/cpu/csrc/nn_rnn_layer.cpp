@@ -81,14 +81,24 @@ void copy_rows(T* dst, const T* src, index_t rows, index_t width) {
   if (rows > 0) std::memcpy(dst, src, static_cast<std::size_t>(rows * width) * sizeof(T));
 }
 
-// Rows [0, bs) of the states before step t: the previous step's rows where it ran those sequences,
-// the initial states for the rest (reverse direction: the sequences that end at step t).
+// Rows [r0, r1) (those running at step t) of the states before step t, at their rows of dst: the previous
+// step's rows where it ran those sequences, the initial states for the rest (reverse direction: the
+// sequences that end at step t).
+template <class T>
+void states_before_rows(const Steps& s, index_t t, const T* seq, const T* init, index_t hidden, index_t r0, index_t r1,
+                        T* dst) {
+  const index_t end = std::min(s.sizes[t], r1), prev = s.before(t);
+  if (end <= r0) return;
+  const index_t ran = prev >= 0 ? std::min(s.sizes[prev], end) : 0;  // rows [0, ran) ran at the step before
+  const index_t mid = std::max(r0, ran);
+  if (mid > r0) copy_rows(dst + r0 * hidden, seq + (s.offsets[prev] + r0) * hidden, mid - r0, hidden);
+  if (end > mid) copy_rows(dst + mid * hidden, init + mid * hidden, end - mid, hidden);
+}
+
+// All rows [0, batch_sizes[t]) of states_before_rows.
 template <class T>
 void states_before(const Steps& s, index_t t, const T* seq, const T* init, index_t hidden, T* dst) {
-  const index_t bs = s.sizes[t], prev = s.before(t);
-  const index_t pbs = prev >= 0 ? std::min(s.sizes[prev], bs) : 0;
-  if (pbs > 0) copy_rows(dst, seq + s.offsets[prev] * hidden, pbs, hidden);
-  copy_rows(dst + pbs * hidden, init + pbs * hidden, bs - pbs, hidden);
+  states_before_rows(s, t, seq, init, hidden, index_t(0), s.sizes[t], dst);
 }
 
 // A weight's gradient, gw (m, n) = g^T @ s over all k rows of every step: the step gradients g (k, m)
@@ -279,18 +289,6 @@ void lstm_forward(const Steps& s, index_t batch, index_t h, index_t in, const T*
     copy_units(hn, hs.data() + cur * state, batch, h, u0, u1);
     copy_units(cn, cs.data(), batch, h, u0, u1);
   });
-}
-
-// Rows [r0, r1) (those running at step t) of states_before(s, t, ...), at their rows of dst.
-template <class T>
-void states_before_rows(const Steps& s, index_t t, const T* seq, const T* init, index_t hidden, index_t r0, index_t r1,
-                        T* dst) {
-  const index_t end = std::min(s.sizes[t], r1), prev = s.before(t);
-  if (end <= r0) return;
-  const index_t ran = prev >= 0 ? std::min(s.sizes[prev], end) : 0;  // rows [0, ran) ran at the step before
-  const index_t mid = std::max(r0, ran);
-  if (mid > r0) copy_rows(dst + r0 * hidden, seq + (s.offsets[prev] + r0) * hidden, mid - r0, hidden);
-  if (end > mid) copy_rows(dst + mid * hidden, init + mid * hidden, end - mid, hidden);
 }
 
 // lstm_backward by chunks of sequences (see lstm_forward_by_rows): the cells' backward and
@@ -565,11 +563,7 @@ void gru_backward(FortranGemm<T> gemm, const Steps& s, index_t batch, index_t h,
     packed_gemm::multiply(wp, bs, dhgt, 3 * h, dh.data(), dh.data(), h);  // dh += grad_hgates w
   }
   weight_grad(gemm, 3 * h, h, s.rows, dhg.data(), 3 * h, hprev.data(), h, gw);
-  std::fill(gb, gb + 3 * h, T(0));
-  for (index_t r = 0; r < s.rows; ++r) {
-    const T* row = dhg.data() + r * 3 * h;
-    for (index_t k = 0; k < 3 * h; ++k) gb[k] += row[k];
-  }
+  column_sums(dhg.data(), s.rows, 3 * h, gb);
   copy_rows(gh0, dh.data(), batch, h);
 }
 

@@ -41,7 +41,7 @@ def _target(out: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def _store(outs: Any, works: Any) -> None:
     for out, work in zip(outs, works):
-        if work is not out:
+        if work is not None and work is not out:  # None: an output not computed
             np.copyto(out, work.reshape(out.shape), casting="unsafe")
 
 
@@ -117,14 +117,14 @@ def nn_lstm_layer_backward(grad_output, grad_hn, grad_cn, input, h0, c0, w_ih, w
                            batch_sizes, reverse, output_mask, out):
     dt = _work_dtype(h0)
     batch, hidden = h0.shape
-    # gradients masked off come back empty (shape (0,)): the C++ code skips them
-    works = [_target(o, dt) if wanted else None for o, wanted in zip(out, output_mask)]
-    works[1], works[2] = _target(out[1], dt), _target(out[2], dt)  # the states' gradients come with the steps
+    # gradients masked off come back empty (shape (0,)): the C++ code skips them (None); the states' (1, 2)
+    # come with the steps' walk
+    works = [_target(o, dt) if wanted or i in (1, 2) else None for i, (o, wanted) in enumerate(zip(out, output_mask))]
     _C.nn_lstm_layer_backward(_optional(grad_output, dt), _optional(grad_hn, dt), _optional(grad_cn, dt),
                               _arr(input, dt), _arr(h0, dt), _arr(c0, dt), _arr(w_ih, dt), _arr(w_hh, dt),
                               _arr(output, dt), _arr(workspace, dt), _arr(cell_states, dt), _sizes(batch_sizes),
                               bool(reverse), *works, batch, hidden, input.shape[1], _gemm(dt))
-    _store([o for o, w in zip(out, works) if w is not None], [w for w in works if w is not None])
+    _store(out, works)
 
 
 def nn_gru_layer(xproj, h0, w_hh, b_hh, batch_sizes, reverse, out):
